@@ -1,0 +1,112 @@
+#include "graph/array.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "graph/check.h"
+#include "graph/half.h"
+
+namespace braze {
+
+namespace {
+
+template <class T>
+T read(const std::byte* base, int64_t i) {
+  T v;
+  std::memcpy(&v, base + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return v;
+}
+
+template <class T>
+void write(std::byte* base, int64_t i, T v) {
+  std::memcpy(base + i * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
+}
+
+int64_t float_to_int64(double v) {
+  // 2^63 is exactly representable; anything at or past it, or NaN, is out.
+  if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+    return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
+
+Array allocate_array(DType dtype, Shape shape) {
+  Array a;
+  a.dtype = dtype;
+  a.shape = std::move(shape);
+  size_t bytes = std::max<size_t>(a.bytes(), 1);
+  size_t rounded = (bytes + 63) / 64 * 64;
+  auto* p = static_cast<std::byte*>(::operator new[](rounded, std::align_val_t{64}));
+  std::memset(p, 0, rounded);
+  a.data = std::shared_ptr<std::byte[]>(p, [](std::byte* q) { ::operator delete[](q, std::align_val_t{64}); });
+  return a;
+}
+
+double load_double(DType t, const std::byte* b, int64_t i) {
+  switch (t) {
+    case DType::Bool: return read<uint8_t>(b, i) != 0;
+    case DType::UInt8: return read<uint8_t>(b, i);
+    case DType::Int8: return read<int8_t>(b, i);
+    case DType::Int32: return read<int32_t>(b, i);
+    case DType::Int64: return static_cast<double>(read<int64_t>(b, i));
+    case DType::Float16: return half_to_float(read<uint16_t>(b, i));
+    case DType::BFloat16: return bf16_to_float(read<uint16_t>(b, i));
+    case DType::Float32: return read<float>(b, i);
+    case DType::Float64: return read<double>(b, i);
+  }
+  BRAZE_ASSERT(false, "bad dtype");
+  return 0;
+}
+
+int64_t load_int(DType t, const std::byte* b, int64_t i) {
+  switch (t) {
+    case DType::Bool: return read<uint8_t>(b, i) != 0;
+    case DType::UInt8: return read<uint8_t>(b, i);
+    case DType::Int8: return read<int8_t>(b, i);
+    case DType::Int32: return read<int32_t>(b, i);
+    case DType::Int64: return read<int64_t>(b, i);
+    case DType::Float16:
+    case DType::BFloat16:
+    case DType::Float32:
+    case DType::Float64: return float_to_int64(load_double(t, b, i));
+  }
+  BRAZE_ASSERT(false, "bad dtype");
+  return 0;
+}
+
+void store_int(DType t, std::byte* b, int64_t i, int64_t v) {
+  switch (t) {
+    case DType::Bool: return write<uint8_t>(b, i, v != 0);
+    case DType::UInt8: return write<uint8_t>(b, i, static_cast<uint8_t>(v));
+    case DType::Int8: return write<int8_t>(b, i, static_cast<int8_t>(v));
+    case DType::Int32: return write<int32_t>(b, i, static_cast<int32_t>(v));
+    case DType::Int64: return write<int64_t>(b, i, v);
+    case DType::Float16:
+    case DType::BFloat16:
+    case DType::Float32:
+    case DType::Float64: return store_double(t, b, i, static_cast<double>(v));
+  }
+  BRAZE_ASSERT(false, "bad dtype");
+}
+
+void store_double(DType t, std::byte* b, int64_t i, double v) {
+  switch (t) {
+    case DType::Bool: return write<uint8_t>(b, i, v != 0);
+    case DType::UInt8:
+    case DType::Int8:
+    case DType::Int32:
+    case DType::Int64: return store_int(t, b, i, float_to_int64(v));
+    // Via float32: a double rounding that can differ from direct rounding by
+    // one unit in the last place on exact ties; within every f16/bf16 tolerance.
+    case DType::Float16: return write<uint16_t>(b, i, float_to_half(static_cast<float>(v)));
+    case DType::BFloat16: return write<uint16_t>(b, i, float_to_bf16(static_cast<float>(v)));
+    case DType::Float32: return write<float>(b, i, static_cast<float>(v));
+    case DType::Float64: return write<double>(b, i, v);
+  }
+  BRAZE_ASSERT(false, "bad dtype");
+}
+
+}  // namespace braze

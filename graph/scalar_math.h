@@ -1,0 +1,135 @@
+// The scalar formula of every element-wise op, one functor per op, named as
+// its row in graph/ops.def. Plain header code so that the reference
+// interpreter (host, T = double or int64_t) and generated CUDA kernels
+// (device, T = float or an integer type) share one definition.
+#pragma once
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define BRAZE_HD __host__ __device__ inline
+#else
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#define BRAZE_HD inline
+#endif
+
+namespace braze::fn {
+
+#if !defined(__CUDACC_RTC__)
+using std::ceil, std::cos, std::erf, std::exp, std::exp2, std::expm1, std::floor,
+    std::fmod, std::log, std::log1p, std::log2, std::nearbyint, std::pow, std::sin,
+    std::sqrt, std::tanh, std::isnan, std::isinf;
+#endif
+
+template <class T>
+inline constexpr bool kIsFloat = static_cast<T>(0.5) != static_cast<T>(0);
+
+template <class T> BRAZE_HD T nan_value() { return static_cast<T>(0.0 / 0.0); }
+template <class T> BRAZE_HD bool is_nan(T x) { if constexpr (kIsFloat<T>) return x != x; else return false; }
+
+// Unary.
+struct Neg { template <class T> BRAZE_HD T operator()(T x) const { return -x; } };
+struct Abs { template <class T> BRAZE_HD T operator()(T x) const { return x < 0 ? -x : (x == 0 ? T(0) : x); } };
+struct Sign {
+  template <class T> BRAZE_HD T operator()(T x) const {
+    if (is_nan(x)) return x;
+    return x > 0 ? T(1) : (x < 0 ? T(-1) : T(0));
+  }
+};
+struct Exp { template <class T> BRAZE_HD T operator()(T x) const { return exp(x); } };
+struct Exp2 { template <class T> BRAZE_HD T operator()(T x) const { return exp2(x); } };
+struct Expm1 { template <class T> BRAZE_HD T operator()(T x) const { return expm1(x); } };
+struct Log { template <class T> BRAZE_HD T operator()(T x) const { return log(x); } };
+struct Log2 { template <class T> BRAZE_HD T operator()(T x) const { return log2(x); } };
+struct Log1p { template <class T> BRAZE_HD T operator()(T x) const { return log1p(x); } };
+struct Sqrt { template <class T> BRAZE_HD T operator()(T x) const { return sqrt(x); } };
+struct Rsqrt { template <class T> BRAZE_HD T operator()(T x) const { return T(1) / sqrt(x); } };
+struct Reciprocal { template <class T> BRAZE_HD T operator()(T x) const { return T(1) / x; } };
+struct Square { template <class T> BRAZE_HD T operator()(T x) const { return x * x; } };
+struct Sin { template <class T> BRAZE_HD T operator()(T x) const { return sin(x); } };
+struct Cos { template <class T> BRAZE_HD T operator()(T x) const { return cos(x); } };
+struct Tanh { template <class T> BRAZE_HD T operator()(T x) const { return tanh(x); } };
+struct Sigmoid { template <class T> BRAZE_HD T operator()(T x) const { return T(1) / (T(1) + exp(-x)); } };
+struct Relu {
+  // NaN stays NaN, as in maximum(x, 0).
+  template <class T> BRAZE_HD T operator()(T x) const { return x < 0 ? T(0) : x; }
+};
+struct Erf { template <class T> BRAZE_HD T operator()(T x) const { return erf(x); } };
+struct Floor { template <class T> BRAZE_HD T operator()(T x) const { if constexpr (kIsFloat<T>) return floor(x); else return x; } };
+struct Ceil { template <class T> BRAZE_HD T operator()(T x) const { if constexpr (kIsFloat<T>) return ceil(x); else return x; } };
+// Round half to even, as NumPy: nearbyint in the default rounding mode.
+struct Round { template <class T> BRAZE_HD T operator()(T x) const { if constexpr (kIsFloat<T>) return nearbyint(x); else return x; } };
+struct IsNan { template <class T> BRAZE_HD bool operator()(T x) const { return is_nan(x); } };
+struct IsInf {
+  template <class T> BRAZE_HD bool operator()(T x) const {
+    if constexpr (kIsFloat<T>) return isinf(x); else return false;
+  }
+};
+struct LogicalNot { template <class T> BRAZE_HD bool operator()(T x) const { return !(x != 0); } };
+// Cast and Copy move a value unchanged; the conversion happens on store.
+struct Cast { template <class T> BRAZE_HD T operator()(T x) const { return x; } };
+struct Copy { template <class T> BRAZE_HD T operator()(T x) const { return x; } };
+
+// Binary.
+struct Add { template <class T> BRAZE_HD T operator()(T a, T b) const { return a + b; } };
+struct Sub { template <class T> BRAZE_HD T operator()(T a, T b) const { return a - b; } };
+struct Mul { template <class T> BRAZE_HD T operator()(T a, T b) const { return a * b; } };
+struct Div { template <class T> BRAZE_HD T operator()(T a, T b) const { return a / b; } };
+struct Pow {
+  template <class T> BRAZE_HD T operator()(T a, T b) const {
+    if constexpr (kIsFloat<T>) {
+      return pow(a, b);
+    } else {
+      // Integer power by squaring. A negative exponent truncates toward zero
+      // (NumPy raises; a kernel cannot, and only 1 and -1 survive it).
+      if (b < 0) return a == 1 ? T(1) : (a == -1 ? (b % 2 ? T(-1) : T(1)) : T(0));
+      T r = 1;
+      for (; b; b >>= 1, a *= a)
+        if (b & 1) r *= a;
+      return r;
+    }
+  }
+};
+// NaN propagates through maximum and minimum, as in NumPy.
+struct Maximum {
+  template <class T> BRAZE_HD T operator()(T a, T b) const {
+    if (is_nan(a) || is_nan(b)) return nan_value<T>();
+    return a < b ? b : a;
+  }
+};
+struct Minimum {
+  template <class T> BRAZE_HD T operator()(T a, T b) const {
+    if (is_nan(a) || is_nan(b)) return nan_value<T>();
+    return b < a ? b : a;
+  }
+};
+// Python's %: the result has the sign of the divisor. x % 0 is NaN for
+// floats and 0 for integers (NumPy's result, without its warning).
+struct Mod {
+  template <class T> BRAZE_HD T operator()(T a, T b) const {
+    if constexpr (kIsFloat<T>) {
+      T r = fmod(a, b);
+      if (r != 0 && ((r < 0) != (b < 0))) r += b;
+      return r;
+    } else {
+      if (b == 0) return T(0);
+      T r = a % b;
+      if (r != 0 && ((r < 0) != (b < 0))) r += b;
+      return r;
+    }
+  }
+};
+struct Eq { template <class T> BRAZE_HD bool operator()(T a, T b) const { return a == b; } };
+struct Ne { template <class T> BRAZE_HD bool operator()(T a, T b) const { return a != b; } };
+struct Lt { template <class T> BRAZE_HD bool operator()(T a, T b) const { return a < b; } };
+struct Le { template <class T> BRAZE_HD bool operator()(T a, T b) const { return a <= b; } };
+struct Gt { template <class T> BRAZE_HD bool operator()(T a, T b) const { return a > b; } };
+struct Ge { template <class T> BRAZE_HD bool operator()(T a, T b) const { return a >= b; } };
+struct LogicalAnd { template <class T> BRAZE_HD bool operator()(T a, T b) const { return a != 0 && b != 0; } };
+struct LogicalOr { template <class T> BRAZE_HD bool operator()(T a, T b) const { return a != 0 || b != 0; } };
+
+// Ternary.
+struct Where { template <class T> BRAZE_HD T operator()(bool c, T a, T b) const { return c ? a : b; } };
+
+}  // namespace braze::fn

@@ -1,0 +1,165 @@
+#include "graph/shape.h"
+
+#include <algorithm>
+
+#include "graph/check.h"
+
+namespace braze {
+
+int64_t numel(std::span<const int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Strides contiguous_strides(std::span<const int64_t> shape) {
+  Strides s(shape.size());
+  int64_t acc = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= std::max<int64_t>(shape[i], 1);
+  }
+  return s;
+}
+
+std::string to_string(std::span<const int64_t> dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view op) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    BRAZE_CHECK(da == db || da == 1 || db == 1, op, ": shapes ", to_string(a), " and ",
+                to_string(b), " do not broadcast (axis ", i, " of the result: ", da,
+                " vs ", db, ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+int64_t normalize_axis(int64_t axis, int64_t rank, std::string_view op) {
+  BRAZE_CHECK_INDEX(axis >= -rank && axis < rank, op, ": axis ", axis,
+                    " is out of range for a tensor of rank ", rank);
+  return axis < 0 ? axis + rank : axis;
+}
+
+View View::contiguous(Shape shape) {
+  View v;
+  v.strides = contiguous_strides(shape);
+  v.shape = std::move(shape);
+  return v;
+}
+
+bool View::is_contiguous() const {
+  if (offset != 0) return false;
+  int64_t acc = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1 && strides[i] != acc) return false;
+    acc *= shape[i];
+  }
+  return true;
+}
+
+View View::permute(std::span<const int64_t> perm) const {
+  BRAZE_ASSERT(perm.size() == shape.size(), "permute rank");
+  View v;
+  v.offset = offset;
+  for (int64_t p : perm) {
+    v.shape.push_back(shape[p]);
+    v.strides.push_back(strides[p]);
+  }
+  return v;
+}
+
+View View::expand(const Shape& to) const {
+  BRAZE_ASSERT(to.size() >= shape.size(), "expand rank");
+  View v;
+  v.offset = offset;
+  v.shape = to;
+  v.strides.assign(to.size(), 0);
+  size_t lead = to.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i)
+    v.strides[lead + i] = shape[i] == to[lead + i] ? strides[i] : 0;
+  return v;
+}
+
+View View::slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
+                 std::span<const int64_t> lengths) const {
+  View v = *this;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (lengths[i] > 0) v.offset += starts[i] * strides[i];
+    v.strides[i] = strides[i] * steps[i];
+    v.shape[i] = lengths[i];
+  }
+  return v;
+}
+
+std::optional<View> View::reshape(const Shape& to) const {
+  BRAZE_ASSERT(braze::numel(to) == numel(), "reshape numel");
+  if (numel() == 0 || is_contiguous()) {
+    View v = View::contiguous(to);
+    v.offset = offset;
+    return v;
+  }
+  // Drop size-1 dims (their stride is meaningless), then match groups of old
+  // dims that are mutually contiguous against groups of new dims, as NumPy's
+  // _attempt_nocopy_reshape does.
+  Shape old_shape;
+  Strides old_strides;
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] != 1) {
+      old_shape.push_back(shape[i]);
+      old_strides.push_back(strides[i]);
+    }
+  View v;
+  v.shape = to;
+  v.strides.assign(to.size(), 0);
+  v.offset = offset;
+  size_t oi = 0, ni = 0;
+  while (oi < old_shape.size() && ni < to.size()) {
+    if (to[ni] == 1) {
+      v.strides[ni++] = 0;
+      continue;
+    }
+    size_t oj = oi + 1, nj = ni + 1;
+    int64_t op = old_shape[oi], np = to[ni];
+    while (op != np) {
+      if (np < op) np *= to[nj++];
+      else op *= old_shape[oj++];
+    }
+    for (size_t k = oi; k + 1 < oj; ++k)
+      if (old_strides[k] != old_strides[k + 1] * old_shape[k + 1]) return std::nullopt;
+    v.strides[nj - 1] = old_strides[oj - 1];
+    for (size_t k = nj - 1; k > ni; --k) v.strides[k - 1] = v.strides[k] * to[k];
+    oi = oj;
+    ni = nj;
+  }
+  for (; ni < to.size(); ++ni) v.strides[ni] = 0;  // trailing size-1 dims
+  return v;
+}
+
+SliceBounds normalize_slice(std::optional<int64_t> start, std::optional<int64_t> stop,
+                            int64_t step, int64_t dim) {
+  // The rules of Python's slice.indices().
+  BRAZE_CHECK(step != 0, "slice step cannot be zero");
+  auto clamp = [&](std::optional<int64_t> v, int64_t dflt) {
+    if (!v) return dflt;
+    int64_t x = *v < 0 ? *v + dim : *v;
+    if (step > 0) return std::clamp<int64_t>(x, 0, dim);
+    return std::clamp<int64_t>(x, -1, dim - 1);
+  };
+  int64_t b = clamp(start, step > 0 ? 0 : dim - 1);
+  int64_t e = clamp(stop, step > 0 ? dim : -1);
+  int64_t len = step > 0 ? (e - b + step - 1) / step : (b - e + (-step) - 1) / (-step);
+  return {b, std::max<int64_t>(len, 0)};
+}
+
+}  // namespace braze

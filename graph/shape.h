@@ -1,0 +1,63 @@
+// Shapes, strides and zero-copy views.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace braze {
+
+using Shape = std::vector<int64_t>;
+using Strides = std::vector<int64_t>;  // in elements, may be negative or 0
+
+int64_t numel(std::span<const int64_t> shape);
+Strides contiguous_strides(std::span<const int64_t> shape);
+std::string to_string(std::span<const int64_t> dims);  // "[2, 3]"
+
+// NumPy broadcasting. `op` names the op in the error message.
+Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view op);
+
+// Maps a possibly negative axis into [0, rank); throws std::out_of_range naming `op`.
+int64_t normalize_axis(int64_t axis, int64_t rank, std::string_view op);
+
+// Note [Views]
+// Every node has a View: its shape, and the strides and offset with which it
+// reads the storage of its base (the nearest ancestor that is not a view op).
+// A node that computes has contiguous strides and offset 0. A view op
+// (reshape, permute, expand, slice) composes its input's view, so a chain of
+// views over a buffer is one affine map that a kernel bakes in: no copy.
+struct View {
+  Shape shape;
+  Strides strides;
+  int64_t offset = 0;
+
+  static View contiguous(Shape shape);
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+  int64_t numel() const { return braze::numel(shape); }
+  bool is_contiguous() const;  // row-major dense with offset 0
+
+  View permute(std::span<const int64_t> perm) const;
+  View expand(const Shape& to) const;  // size-1 dims get stride 0
+  // Per axis: start, step (nonzero) and the resulting length, already
+  // normalised (see normalize_slice).
+  View slice(std::span<const int64_t> starts, std::span<const int64_t> steps,
+             std::span<const int64_t> lengths) const;
+  // The same elements in row-major order with a new shape, if expressible
+  // with strides; nullopt means the reshape needs a copy.
+  std::optional<View> reshape(const Shape& to) const;
+
+  friend bool operator==(const View&, const View&) = default;
+};
+
+// Python-style slice normalisation of (start, stop, step) over a dimension of
+// size `dim`, where absent start/stop are nullopt. Returns {start, length}.
+struct SliceBounds {
+  int64_t start;
+  int64_t length;
+};
+SliceBounds normalize_slice(std::optional<int64_t> start, std::optional<int64_t> stop,
+                            int64_t step, int64_t dim);
+
+}  // namespace braze

@@ -1,0 +1,143 @@
+// Module-level functions that take more than tensors: creation, movement,
+// reductions, composites, library ops, and the runtime's controls.
+#include <nanobind/stl/pair.h>
+
+#include "python/convert.h"
+
+namespace braze::py {
+
+using namespace nb::literals;
+
+namespace {
+
+// sum, prod, max, min, mean, logsumexp: (x, axis=None, keepdims=False),
+// as functions and as methods.
+void bind_reductions(nb::module_& m, nb::class_<Tensor>& cls) {
+  using Reduce = Tensor (*)(const Tensor&, Axes, bool);
+  struct Row {
+    const char* name;
+    Reduce fn;
+  };
+  static constexpr Row kRows[] = {{"sum", &sum},   {"prod", &prod}, {"max", &max},
+                                  {"min", &min},   {"mean", &mean}, {"logsumexp", &logsumexp}};
+  for (const Row& r : kRows) {
+    Reduce fn = r.fn;
+    auto f = [fn](nb::handle x, nb::handle axis, bool keepdims) { return fn(to_tensor(x), to_axes(axis), keepdims); };
+    m.def(r.name, f, "x"_a, "axis"_a = nb::none(), "keepdims"_a = false);
+    cls.def(r.name, f, "axis"_a = nb::none(), "keepdims"_a = false);
+  }
+  using Arg = Tensor (*)(const Tensor&, std::optional<int64_t>, bool);
+  for (auto [name, fn] : {std::pair<const char*, Arg>{"argmax", &argmax}, {"argmin", &argmin}}) {
+    auto f = [fn](nb::handle x, std::optional<int64_t> axis, bool keepdims) { return fn(to_tensor(x), axis, keepdims); };
+    m.def(name, f, "x"_a, "axis"_a = nb::none(), "keepdims"_a = false);
+    cls.def(name, f, "axis"_a = nb::none(), "keepdims"_a = false);
+  }
+  using Stat = Tensor (*)(const Tensor&, Axes, double, bool);
+  for (auto [name, fn] : {std::pair<const char*, Stat>{"var", &var}, {"std", &braze::std}}) {
+    auto f = [fn](nb::handle x, nb::handle axis, double correction, bool keepdims) {
+      return fn(to_tensor(x), to_axes(axis), correction, keepdims);
+    };
+    m.def(name, f, "x"_a, "axis"_a = nb::none(), "correction"_a = 0.0, "keepdims"_a = false);
+    cls.def(name, f, "axis"_a = nb::none(), "correction"_a = 0.0, "keepdims"_a = false);
+  }
+}
+
+void bind_creation(nb::module_& m) {
+  m.def("_from_bytes", &from_bytes, "raw"_a, "dtype"_a, "shape"_a, "device"_a = nb::none());
+  m.def("full", [](const Shape& shape, nb::handle value, std::optional<std::string> dtype,
+                   std::optional<std::string> device) {
+    return full(shape, to_scalar(value), to_dtype(dtype), to_device(device));
+  }, "shape"_a, "fill_value"_a, "dtype"_a = nb::none(), "device"_a = nb::none());
+  m.def("_arange", [](nb::handle start, nb::handle stop, nb::handle step, std::optional<std::string> dtype,
+                      std::optional<std::string> device) {
+    return arange(to_scalar(start), to_scalar(stop), to_scalar(step), to_dtype(dtype), to_device(device));
+  });
+}
+
+void bind_movement(nb::module_& m) {
+  m.def("reshape", [](nb::handle x, const Shape& shape) { return reshape(to_tensor(x), shape); }, "x"_a, "shape"_a);
+  m.def("transpose", [](nb::handle x, std::optional<std::vector<int64_t>> axes) {
+    return transpose(to_tensor(x), axes);
+  }, "x"_a, "axes"_a = nb::none());
+  m.def("permute_dims", [](nb::handle x, std::vector<int64_t> axes) { return permute(to_tensor(x), axes); },
+        "x"_a, "axes"_a);
+  m.def("matrix_transpose", [](nb::handle x) { return matrix_transpose(to_tensor(x)); }, "x"_a);
+  m.def("broadcast_to", [](nb::handle x, const Shape& shape) { return broadcast_to(to_tensor(x), shape); },
+        "x"_a, "shape"_a);
+  m.def("expand_dims", [](nb::handle x, int64_t axis) { return expand_dims(to_tensor(x), axis); }, "x"_a, "axis"_a);
+  m.def("squeeze", [](nb::handle x, nb::handle axis) { return squeeze(to_tensor(x), to_axes(axis)); }, "x"_a,
+        "axis"_a = nb::none());
+  m.def("astype", [](nb::handle x, const std::string& dtype) { return astype(to_tensor(x), parse_dtype(dtype)); },
+        "x"_a, "dtype"_a);
+}
+
+void bind_composites(nb::module_& m) {
+  m.def("softmax", [](nb::handle x, int64_t axis) { return softmax(to_tensor(x), axis); }, "x"_a, "axis"_a = -1);
+  m.def("log_softmax", [](nb::handle x, int64_t axis) { return log_softmax(to_tensor(x), axis); }, "x"_a,
+        "axis"_a = -1);
+  m.def("layer_norm", [](nb::handle x, nb::handle w, nb::handle b, double eps) {
+    return layer_norm(to_tensor(x), to_optional_tensor(w), to_optional_tensor(b), eps);
+  }, "x"_a, "weight"_a = nb::none(), "bias"_a = nb::none(), "eps"_a = 1e-5);
+  m.def("rms_norm", [](nb::handle x, nb::handle w, double eps) {
+    return rms_norm(to_tensor(x), to_optional_tensor(w), eps);
+  }, "x"_a, "weight"_a = nb::none(), "eps"_a = 1e-6);
+  m.def("gelu", [](nb::handle x, const std::string& approximate) { return gelu(to_tensor(x), approximate); }, "x"_a,
+        "approximate"_a = "none");
+  m.def("silu", [](nb::handle x) { return silu(to_tensor(x)); }, "x"_a);
+  m.def("mse_loss", [](nb::handle a, nb::handle b) { return mse_loss(to_tensor(a), to_tensor(b)); }, "prediction"_a,
+        "target"_a);
+  m.def("cross_entropy", [](nb::handle a, nb::handle b) { return cross_entropy(to_tensor(a), to_tensor(b)); },
+        "logits"_a, "labels"_a);
+  m.def("matmul", [](nb::handle a, nb::handle b) { return matmul(to_tensor(a), to_tensor(b)); }, "a"_a, "b"_a);
+  m.def("conv2d", [](nb::handle x, nb::handle w, nb::handle bias, nb::handle stride, nb::handle padding,
+                     nb::handle dilation, int64_t groups) {
+    return conv2d(to_tensor(x), to_tensor(w), to_optional_tensor(bias),
+                  Conv2dOptions{pair(stride), pair(padding), pair(dilation), groups});
+  }, "x"_a, "weight"_a, "bias"_a = nb::none(), "stride"_a = 1, "padding"_a = 0, "dilation"_a = 1, "groups"_a = 1);
+}
+
+void bind_runtime(nb::module_& m) {
+  m.def("realize", [](const std::vector<Tensor>& ts) { realize(ts); }, "tensors"_a);
+  m.def("stats", []() { return Runtime::get().stats_snapshot(); });
+  m.def("reset_stats", []() { Runtime::get().reset_stats(); });
+  m.def("_default_device", []() { return Runtime::default_device().str(); });
+  m.def("_set_default_device", [](const std::string& d) {
+    Device dev = Device::parse(d);
+    check_available(dev);
+    Runtime::set_default_device(dev);
+  });
+  m.def("save_graph", [](const std::vector<Tensor>& ts, const std::string& path, bool with_data) {
+    Lowered l = lower(ts);
+    save_graph_file(path, l.graph, with_data ? std::span<const Array>(l.inputs) : std::span<const Array>());
+  }, "tensors"_a, "path"_a, "with_data"_a = true);
+  m.def("load_graph", [](const std::string& path) {
+    SavedGraph g = load_graph_file(path);
+    return lift(g.graph, g.inputs);
+  }, "path"_a);
+  m.def("ops", []() {
+    nb::list out;
+    for (const OpInfo& oi : kOpInfo) {
+      nb::dict d;
+      d["name"] = std::string(oi.name);
+      d["api"] = std::string(oi.api);
+      d["arity"] = oi.arity;
+      d["kind"] = std::string(name(oi.kind));
+      d["numpy"] = std::string(oi.numpy);
+      d["auto"] = oi.builder == Builder::Auto;
+      out.append(d);
+    }
+    return out;
+  });
+}
+
+}  // namespace
+
+void bind_functions(nb::module_& m, nb::class_<Tensor>& cls) {
+  bind_reductions(m, cls);
+  bind_creation(m);
+  bind_movement(m);
+  bind_composites(m);
+  bind_runtime(m);
+}
+
+}  // namespace braze::py

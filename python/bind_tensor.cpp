@@ -1,0 +1,112 @@
+// The Tensor class: element-wise methods from the op table, operators,
+// indexing, and conversion to NumPy.
+#include "python/convert.h"
+
+namespace braze::py {
+
+using namespace nb::literals;
+
+namespace {
+
+void bind_elementwise(nb::module_& m, nb::class_<Tensor>& cls) {
+  for (size_t i = 0; i < kNumOps; ++i) {
+    const OpInfo& oi = kOpInfo[i];
+    if (oi.builder != Builder::Auto) continue;
+    const auto op = static_cast<Op>(i);
+    const char* api = oi.api.data();  // the row's #api: a null-terminated literal
+    switch (oi.arity) {
+      case 1:
+        m.def(api, [op](nb::handle x) { return record(op, {to_operand(x)}); }, "x"_a);
+        cls.def(api, [op](const Tensor& x) { return record(op, {Operand(x)}); });
+        break;
+      case 2:
+        m.def(api, [op](nb::handle a, nb::handle b) { return record(op, {to_operand(a), to_operand(b)}); },
+              "a"_a, "b"_a);
+        break;
+      case 3:
+        m.def(api, [op](nb::handle a, nb::handle b, nb::handle c) {
+          return record(op, {to_operand(a), to_operand(b), to_operand(c)});
+        }, "a"_a, "b"_a, "c"_a);
+        break;
+      default: BRAZE_ASSERT(false, "arity ", oi.arity);
+    }
+  }
+}
+
+// Binary operators and their reflected forms, as NumPy defines them.
+void bind_operators(nb::class_<Tensor>& cls) {
+  struct Dunder {
+    const char* name;
+    const char* reflected;
+    Op op;
+  };
+  static constexpr Dunder kDunders[] = {
+      {"__add__", "__radd__", Op::Add},          {"__sub__", "__rsub__", Op::Sub},
+      {"__mul__", "__rmul__", Op::Mul},          {"__truediv__", "__rtruediv__", Op::Div},
+      {"__pow__", "__rpow__", Op::Pow},          {"__mod__", "__rmod__", Op::Mod},
+      {"__and__", "__rand__", Op::LogicalAnd},   {"__or__", "__ror__", Op::LogicalOr},
+      {"__lt__", nullptr, Op::Lt},               {"__le__", nullptr, Op::Le},
+      {"__gt__", nullptr, Op::Gt},               {"__ge__", nullptr, Op::Ge},
+      {"__eq__", nullptr, Op::Eq},               {"__ne__", nullptr, Op::Ne},
+  };
+  for (const Dunder& d : kDunders) {
+    Op op = d.op;
+    cls.def(d.name, [op](const Tensor& a, nb::handle b) { return record(op, {Operand(a), to_operand(b)}); },
+            nb::is_operator());
+    if (d.reflected)
+      cls.def(d.reflected, [op](const Tensor& a, nb::handle b) { return record(op, {to_operand(b), Operand(a)}); },
+              nb::is_operator());
+  }
+  cls.def("__neg__", [](const Tensor& x) { return negative(x); });
+  cls.def("__abs__", [](const Tensor& x) { return abs(x); });
+  cls.def("__invert__", [](const Tensor& x) { return logical_not(x); });
+  cls.def("__matmul__", [](const Tensor& a, nb::handle b) { return matmul(a, to_tensor(b)); }, nb::is_operator());
+  cls.def("__rmatmul__", [](const Tensor& a, nb::handle b) { return matmul(to_tensor(b), a); }, nb::is_operator());
+}
+
+}  // namespace
+
+nb::class_<Tensor> bind_tensor(nb::module_& m) {
+  nb::class_<Tensor> cls(m, "Tensor");
+  cls.def_prop_ro("shape", [](const Tensor& x) { return nb::tuple(nb::cast(x.shape())); })
+      .def_prop_ro("_dtype_name", [](const Tensor& x) { return std::string(name(x.dtype())); })
+      .def_prop_ro("ndim", &Tensor::ndim)
+      .def_prop_ro("size", &Tensor::numel)
+      .def_prop_ro("device", [](const Tensor& x) { return x.device().str(); })
+      .def_prop_ro("is_realized", &Tensor::is_realized)
+      .def_prop_ro("T", [](const Tensor& x) { return transpose(x); })
+      .def_prop_ro("mT", [](const Tensor& x) { return matrix_transpose(x); })
+      .def("_raw_bytes", &raw_bytes)
+      .def("realize", [](const Tensor& x) { realize({x}); return x; })
+      .def("item", [](const Tensor& x) -> nb::object {
+        if (is_float(x.dtype())) return nb::float_(x.item());
+        if (x.dtype() == DType::Bool) return nb::bool_(x.item_int() != 0);
+        return nb::int_(x.item_int());
+      })
+      .def("__repr__", &Tensor::repr)
+      .def("__len__", [](const Tensor& x) {
+        if (x.ndim() == 0) throw nb::type_error("len() of a 0-d tensor");
+        return x.shape()[0];
+      })
+      .def("__getitem__", &getitem)
+      .def("astype", [](const Tensor& x, const std::string& dtype) { return astype(x, parse_dtype(dtype)); },
+           "dtype"_a)
+      .def("reshape", [](const Tensor& x, nb::args shape) {
+        if (shape.size() == 1 && !PyLong_Check(shape[0].ptr())) return reshape(x, nb::cast<Shape>(shape[0]));
+        return reshape(x, nb::cast<Shape>(shape));
+      })
+      .def("transpose", [](const Tensor& x, nb::args axes) {
+        if (axes.size() == 0) return transpose(x);
+        if (axes.size() == 1 && !PyLong_Check(axes[0].ptr()))
+          return transpose(x, nb::cast<std::vector<int64_t>>(axes[0]));
+        return transpose(x, nb::cast<std::vector<int64_t>>(axes));
+      })
+      .def("flatten", &flatten)
+      .def("squeeze", [](const Tensor& x, nb::handle axis) { return squeeze(x, to_axes(axis)); }, "axis"_a = nb::none())
+      .def("__matmul__", [](const Tensor& a, nb::handle b) { return matmul(a, to_tensor(b)); }, nb::is_operator());
+  bind_elementwise(m, cls);
+  bind_operators(cls);
+  return cls;
+}
+
+}  // namespace braze::py

@@ -1,0 +1,204 @@
+"""braze: a graph-fusing JIT runtime for tensors, with a NumPy-style API.
+
+Operations on braze tensors are recorded lazily; ``.numpy()`` or
+``braze.realize(...)`` evaluates them. See the README for the tour.
+"""
+
+import contextlib
+import operator as _operator
+
+import ml_dtypes as _ml_dtypes
+import numpy as _np
+
+from . import _core
+from ._core import Tensor
+
+# dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.
+bool_ = _np.dtype("bool")
+uint8 = _np.dtype("uint8")
+int8 = _np.dtype("int8")
+int32 = _np.dtype("int32")
+int64 = _np.dtype("int64")
+float16 = _np.dtype("float16")
+bfloat16 = _np.dtype(_ml_dtypes.bfloat16)
+float32 = _np.dtype("float32")
+float64 = _np.dtype("float64")
+_DTYPES = {d.name: d for d in (bool_, uint8, int8, int32, int64, float16, bfloat16, float32, float64)}
+
+
+def _dtype_name(dtype):
+    if dtype is None:
+        return None
+    if isinstance(dtype, str) and dtype not in _DTYPES:
+        return dtype  # a short form such as "f32"; the core validates it
+    name = _np.dtype(dtype).name
+    if name not in _DTYPES:
+        raise ValueError(f"unsupported dtype {name!r}; braze supports {', '.join(_DTYPES)}")
+    return name
+
+
+def asarray(obj, dtype=None, device=None):
+    """A tensor holding a copy of ``obj`` (an array, a nested list, a scalar).
+
+    NumPy arrays and NumPy scalars keep their dtype; Python lists and
+    numbers take braze's defaults (float32, int64, bool).
+    """
+    if isinstance(obj, Tensor):
+        out = obj if dtype is None else obj.astype(dtype)
+        return out if device is None else out.to(device)
+    keeps_dtype = isinstance(obj, (_np.ndarray, _np.generic)) or hasattr(obj, "__array__")
+    arr = _np.asarray(obj)
+    if dtype is not None:
+        arr = arr.astype(_DTYPES[_dtype_name(dtype)] if _dtype_name(dtype) in _DTYPES else dtype)
+    elif not keeps_dtype and arr.dtype == _np.float64:
+        arr = arr.astype(_np.float32)
+    name = _dtype_name(arr.dtype)
+    raw = _np.ascontiguousarray(arr).reshape(-1).view(_np.uint8)
+    return _core._from_bytes(raw, name, list(arr.shape), device)
+
+
+tensor = asarray
+
+
+def zeros(shape, dtype=float32, device=None):
+    return _core.full(_shape(shape), 0, _dtype_name(dtype), device)
+
+
+def ones(shape, dtype=float32, device=None):
+    return _core.full(_shape(shape), 1, _dtype_name(dtype), device)
+
+
+def full(shape, fill_value, dtype=None, device=None):
+    return _core.full(_shape(shape), fill_value, _dtype_name(dtype), device)
+
+
+def zeros_like(x, dtype=None):
+    return zeros(x.shape, dtype or x.dtype, x.device)
+
+
+def ones_like(x, dtype=None):
+    return ones(x.shape, dtype or x.dtype, x.device)
+
+
+def full_like(x, fill_value, dtype=None):
+    return full(x.shape, fill_value, dtype or x.dtype, x.device)
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None):
+    if stop is None:
+        start, stop = 0, start
+    return _core._arange(start, stop, step, _dtype_name(dtype), device)
+
+
+def _shape(shape):
+    return [shape] if isinstance(shape, int) else [_operator.index(d) for d in shape]
+
+
+def realize(*tensors):
+    """Realize several tensors as one graph; returns them."""
+    _core.realize(list(tensors))
+    return tensors[0] if len(tensors) == 1 else tensors
+
+
+def stats():
+    """braze's counters (docs/stats.md) as a dict."""
+    return dict(_core.stats())
+
+
+def reset_stats():
+    _core.reset_stats()
+
+
+def save_graph(tensors, path, with_data=True):
+    """Save the graph that computes ``tensors`` (one or a list) as JSON."""
+    ts = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    _core.save_graph(ts, str(path), with_data)
+
+
+def load_graph(path):
+    """The tensors saved by save_graph, lazy, as a list."""
+    return _core.load_graph(str(path))
+
+
+@contextlib.contextmanager
+def device(name):
+    """Tensors created inside the block default to ``name`` ("cpu", "cuda")."""
+    previous = _core._default_device()
+    _core._set_default_device(name)
+    try:
+        yield
+    finally:
+        _core._set_default_device(previous)
+
+
+def ops():
+    """The op table, one dict per row: name, api, arity, kind, numpy, auto."""
+    return _core.ops()
+
+
+# --- Tensor methods written in Python ------------------------------------
+
+
+def _numpy(self):
+    """The value as a read-only NumPy array (realizes if needed)."""
+    arr = self._raw_bytes().view(_DTYPES[self._dtype_name]).reshape(self.shape)
+    return arr
+
+
+def _array(self, dtype=None, copy=None):
+    arr = _numpy(self)
+    if dtype is not None:
+        arr = arr.astype(dtype)
+    return arr.copy() if copy else arr
+
+
+def _to(self, dev):
+    """The tensor on device ``dev``; transfers happen only where asked."""
+    if str(dev) == self.device:
+        return self
+    with device(dev):  # raises a clear error when `dev` is not available
+        pass
+    raise RuntimeError(f"moving tensors from {self.device} to {dev!r} is not supported yet")
+
+
+def _scalar(convert):
+    def method(self):
+        if self.size != 1:
+            raise ValueError(
+                f"only a one-element tensor converts to a Python scalar; this one has shape {self.shape}")
+        return convert(self.item())
+    return method
+
+
+def _bool(self):
+    if self.size != 1:
+        raise ValueError("the truth value of a tensor with more than one element is ambiguous; "
+                         "use bz.any-style reductions or .item()")
+    return bool(self.item())
+
+
+def astype(x, dtype):
+    """``x`` converted to ``dtype`` (a NumPy dtype, a braze dtype or a name)."""
+    return _core.astype(x, _dtype_name(dtype))
+
+
+Tensor.astype = astype
+Tensor.dtype = property(lambda self: _DTYPES[self._dtype_name], doc="the element type, a NumPy dtype")
+Tensor.numpy = _numpy
+Tensor.__array__ = _array
+Tensor.__array_ufunc__ = None  # ndarray + tensor defers to Tensor.__radd__, staying lazy
+Tensor.__array_priority__ = 1000
+Tensor.to = _to
+Tensor.__float__ = _scalar(float)
+Tensor.__int__ = _scalar(int)
+Tensor.__bool__ = _bool
+Tensor.__hash__ = None
+
+
+def _export_core_functions():
+    for name in dir(_core):
+        if not name.startswith("_") and name not in globals():
+            globals()[name] = getattr(_core, name)
+
+
+_export_core_functions()

@@ -1,0 +1,117 @@
+// Conversions from Python objects to braze's C++ argument types.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "runtime/braze.h"
+
+namespace braze::py {
+
+namespace nb = nanobind;
+
+// A Python argument of an element-wise op. Python numbers stay weak scalars
+// (Note [Type promotion]); anything else goes through braze.asarray.
+inline Operand to_operand(nb::handle h) {
+  if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
+  if (PyBool_Check(h.ptr())) return Scalar(h.ptr() == Py_True);
+  if (PyLong_Check(h.ptr())) return Scalar(nb::cast<int64_t>(h));
+  if (PyFloat_Check(h.ptr()) && !nb::hasattr(h, "dtype")) return Scalar(nb::cast<double>(h));
+  return nb::cast<Tensor>(nb::module_::import_("braze").attr("asarray")(h));
+}
+
+inline Tensor to_tensor(nb::handle h) {
+  if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
+  return nb::cast<Tensor>(nb::module_::import_("braze").attr("asarray")(h));
+}
+
+// axis=None | int | tuple of ints
+inline Axes to_axes(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  if (PyLong_Check(h.ptr())) return std::vector<int64_t>{nb::cast<int64_t>(h)};
+  return nb::cast<std::vector<int64_t>>(h);
+}
+
+inline std::optional<Tensor> to_optional_tensor(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  return to_tensor(h);
+}
+
+inline std::optional<int64_t> slice_part(nb::handle s, const char* name) {
+  nb::object v = nb::getattr(s, name);
+  if (v.is_none()) return std::nullopt;
+  return nb::cast<int64_t>(nb::module_::import_("operator").attr("index")(v));
+}
+
+inline Index to_index(nb::handle h) {
+  if (h.is_none()) return NewAxis{};
+  if (h.ptr() == Py_Ellipsis) return Ellipsis{};
+  if (PySlice_Check(h.ptr())) {
+    std::optional<int64_t> step = slice_part(h, "step");
+    return Slice{slice_part(h, "start"), slice_part(h, "stop"), step.value_or(1)};
+  }
+  if (nb::hasattr(h, "__index__") && !nb::isinstance<Tensor>(h) && !PyBool_Check(h.ptr()))
+    return nb::cast<int64_t>(nb::module_::import_("operator").attr("index")(h));
+  throw nb::type_error("braze supports basic indexing only (integers, slices, None, ...); "
+                       "advanced indexing with arrays is not supported yet");
+}
+
+inline Tensor getitem(const Tensor& x, nb::handle key) {
+  std::vector<Index> items;
+  if (PyTuple_Check(key.ptr()))
+    for (nb::handle k : nb::borrow<nb::tuple>(key)) items.push_back(to_index(k));
+  else
+    items.push_back(to_index(key));
+  return index(x, items);
+}
+
+// The realized bytes as a read-only uint8 array that keeps the storage alive;
+// the Python layer views it with the right dtype and shape.
+inline nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>> raw_bytes(const Tensor& t) {
+  const Array& a = t.data();
+  auto* keep = new std::shared_ptr<std::byte[]>(a.data);
+  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<std::byte[]>*>(p); });
+  return nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>(a.data.get(), {a.bytes()}, owner);
+}
+
+inline Tensor from_bytes(nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> raw,
+                  const std::string& dtype, const Shape& shape, std::optional<std::string> device) {
+  Array a = allocate_array(parse_dtype(dtype), shape);
+  BRAZE_CHECK(raw.size() == a.bytes(), "tensor: ", raw.size(), " bytes of data for ", dtype, to_string(shape));
+  std::memcpy(a.data.get(), raw.data(), a.bytes());
+  Runtime::get().stats().allocations.fetch_add(1);
+  Runtime::get().stats().bytes_allocated.fetch_add(static_cast<int64_t>(a.bytes()));
+  return from_array(std::move(a), device ? std::optional(Device::parse(*device)) : std::nullopt);
+}
+
+inline Scalar to_scalar(nb::handle h) {
+  if (PyBool_Check(h.ptr())) return Scalar(h.ptr() == Py_True);
+  if (PyLong_Check(h.ptr()) || (nb::hasattr(h, "__index__") && !nb::hasattr(h, "__float__")))
+    return Scalar(nb::cast<int64_t>(h));
+  return Scalar(nb::cast<double>(nb::module_::import_("builtins").attr("float")(h)));
+}
+
+inline std::optional<DType> to_dtype(const std::optional<std::string>& s) {
+  if (!s) return std::nullopt;
+  return parse_dtype(*s);
+}
+
+inline std::optional<Device> to_device(const std::optional<std::string>& s) {
+  if (!s) return std::nullopt;
+  return Device::parse(*s);
+}
+
+inline std::array<int64_t, 2> pair(nb::handle h) {
+  if (PyLong_Check(h.ptr())) {
+    auto v = nb::cast<int64_t>(h);
+    return {v, v};
+  }
+  auto v = nb::cast<std::vector<int64_t>>(h);
+  BRAZE_CHECK(v.size() == 2, "conv2d: expected an int or a pair, got ", v.size(), " values");
+  return {v[0], v[1]};
+}
+
+}  // namespace braze::py

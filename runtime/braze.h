@@ -1,0 +1,8 @@
+// Everything a C++ user of braze needs: #include "runtime/braze.h".
+#pragma once
+
+#include "graph/serialize.h"
+#include "runtime/context.h"
+#include "runtime/lower.h"
+#include "runtime/ops.h"
+#include "runtime/tensor.h"

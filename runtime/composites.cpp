@@ -1,0 +1,121 @@
+// Composite ops, built from primitives in the graph (DESIGN.md section 2),
+// and the front ends of the library ops.
+#include <cmath>
+#include <numbers>
+
+#include "runtime/ops.h"
+
+namespace braze {
+
+namespace {
+
+Tensor as_float(const Tensor& x) { return is_float(x.dtype()) ? x : astype(x, kDefaultFloat); }
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t axis) {
+  Tensor xf = as_float(x);
+  Tensor e = exp(xf - max(xf, Axes{{axis}}, /*keepdims=*/true));
+  return e / sum(e, Axes{{axis}}, /*keepdims=*/true);
+}
+
+Tensor log_softmax(const Tensor& x, int64_t axis) {
+  Tensor xf = as_float(x);
+  Tensor shifted = xf - max(xf, Axes{{axis}}, /*keepdims=*/true);
+  return shifted - log(sum(exp(shifted), Axes{{axis}}, /*keepdims=*/true));
+}
+
+namespace {
+
+// The trailing axes a normalisation runs over: as many as the weight has.
+std::vector<int64_t> norm_axes(const Tensor& x, const std::optional<Tensor>& weight, std::string_view op) {
+  int64_t k = weight ? std::max<int64_t>(weight->ndim(), 1) : 1;
+  BRAZE_CHECK(x.ndim() >= k, op, ": input of shape ", to_string(x.shape()), " has fewer than ", k, " axes");
+  if (weight) {
+    Shape tail(x.shape().end() - weight->ndim(), x.shape().end());
+    BRAZE_CHECK(weight->shape() == tail, op, ": weight of shape ", to_string(weight->shape()),
+                " does not match the trailing axes ", to_string(tail), " of input ", to_string(x.shape()));
+  }
+  std::vector<int64_t> axes;
+  for (int64_t i = x.ndim() - k; i < x.ndim(); ++i) axes.push_back(i);
+  return axes;
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& x, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                  double eps) {
+  std::vector<int64_t> axes = norm_axes(x, weight, "layer_norm");
+  Tensor xf = as_float(x);
+  Tensor centered = xf - mean(xf, axes, /*keepdims=*/true);
+  Tensor y = centered * rsqrt(mean(square(centered), axes, /*keepdims=*/true) + eps);
+  if (weight) y = y * *weight;
+  if (bias) y = y + *bias;
+  return y;
+}
+
+Tensor rms_norm(const Tensor& x, const std::optional<Tensor>& weight, double eps) {
+  std::vector<int64_t> axes = norm_axes(x, weight, "rms_norm");
+  Tensor xf = as_float(x);
+  Tensor y = xf * rsqrt(mean(square(xf), axes, /*keepdims=*/true) + eps);
+  return weight ? y * *weight : y;
+}
+
+Tensor gelu(const Tensor& x, std::string_view approximate) {
+  Tensor xf = as_float(x);
+  if (approximate == "tanh") {
+    const double k = std::sqrt(2.0 / std::numbers::pi);
+    return 0.5 * xf * (1.0 + tanh(k * (xf + 0.044715 * xf * xf * xf)));
+  }
+  BRAZE_CHECK(approximate == "none", "gelu: approximate must be 'none' or 'tanh', got '", approximate, "'");
+  return 0.5 * xf * (1.0 + erf(xf * (1.0 / std::numbers::sqrt2)));
+}
+
+Tensor silu(const Tensor& x) {
+  Tensor xf = as_float(x);
+  return xf * sigmoid(xf);
+}
+
+Tensor mse_loss(const Tensor& prediction, const Tensor& target) {
+  return mean(square(as_float(prediction) - target));
+}
+
+Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
+  BRAZE_CHECK(logits.ndim() >= 1, "cross_entropy: logits need a class axis, got shape ", to_string(logits.shape()));
+  BRAZE_CHECK(is_integral(labels.dtype()) && labels.dtype() != DType::Bool,
+              "cross_entropy: labels must be integer class indices, got ", name(labels.dtype()));
+  Shape batch(logits.shape().begin(), logits.shape().end() - 1);
+  BRAZE_CHECK(labels.shape() == batch, "cross_entropy: labels of shape ", to_string(labels.shape()),
+              " do not match logits of shape ", to_string(logits.shape()), " (expected ", to_string(batch), ")");
+  int64_t classes = logits.shape().back();
+  // The logit of each row's label, picked by a one-hot mask: no gather op.
+  Tensor one_hot = equal(arange(int64_t{0}, classes, int64_t{1}, DType::Int64, logits.device()),
+                         expand_dims(astype(labels, DType::Int64), -1));
+  Tensor picked = sum(where(one_hot, as_float(logits), Scalar(0.0)), Axes{{-1}});
+  return mean(logsumexp(logits, Axes{{-1}}) - picked);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  BRAZE_CHECK(a.ndim() >= 1 && b.ndim() >= 1, "matmul: operands need at least 1 dim, got shapes ",
+              to_string(a.shape()), " and ", to_string(b.shape()));
+  // NumPy's rules for 1-d operands: a row vector on the left, a column on
+  // the right, and the added axis removed from the result.
+  Tensor a2 = a.ndim() == 1 ? expand_dims(a, 0) : a;
+  Tensor b2 = b.ndim() == 1 ? expand_dims(b, -1) : b;
+  Tensor r = record(Op::MatMul, {a2, b2});
+  if (b.ndim() == 1) r = squeeze(r, Axes{{-1}});
+  if (a.ndim() == 1) r = squeeze(r, Axes{{-1 - (b.ndim() == 1 ? 0 : 1)}});
+  return r;
+}
+
+Tensor conv2d(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias, const Conv2dOptions& o) {
+  Tensor y = record(Op::Conv2d, {x, weight},
+                   Attr{{o.stride[0], o.stride[1], o.padding[0], o.padding[1], o.dilation[0], o.dilation[1], o.groups},
+                        {}});
+  if (!bias) return y;
+  BRAZE_CHECK(bias->ndim() == 1 && bias->shape()[0] == weight.shape()[0], "conv2d: bias of shape ",
+              to_string(bias->shape()), " does not match ", weight.shape()[0], " output channels");
+  return y + reshape(*bias, {weight.shape()[0], 1, 1});
+}
+
+}  // namespace braze

@@ -1,0 +1,50 @@
+#include "runtime/context.h"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "graph/check.h"
+
+namespace braze {
+
+namespace {
+
+thread_local Device t_default_device{};
+
+BackendKind backend_from_env() {
+  const char* env = std::getenv("BRAZE_BACKEND");
+  std::string_view v = env ? env : "";
+  // Until the CPU JIT lands every backend name evaluates with the reference
+  // interpreter; unknown names are still an error so typos show.
+  BRAZE_CHECK(v.empty() || v == "reference" || v == "cpu", "BRAZE_BACKEND='", v,
+              "' is not a backend; expected 'reference' or 'cpu'");
+  return BackendKind::Reference;
+}
+
+}  // namespace
+
+Runtime::Runtime() : backend_(backend_from_env()) {}
+
+Runtime& Runtime::get() {
+  static Runtime runtime;
+  return runtime;
+}
+
+std::vector<std::pair<std::string, int64_t>> Runtime::stats_snapshot() const {
+  std::vector<std::pair<std::string, int64_t>> out;
+#define BRAZE_STAT_ROW(name) out.emplace_back(#name, stats_.name.load(std::memory_order_relaxed));
+  BRAZE_STATS(BRAZE_STAT_ROW)
+#undef BRAZE_STAT_ROW
+  return out;
+}
+
+void Runtime::reset_stats() {
+#define BRAZE_STAT_RESET(name) stats_.name.store(0, std::memory_order_relaxed);
+  BRAZE_STATS(BRAZE_STAT_RESET)
+#undef BRAZE_STAT_RESET
+}
+
+Device Runtime::default_device() { return t_default_device; }
+void Runtime::set_default_device(Device d) { t_default_device = d; }
+
+}  // namespace braze

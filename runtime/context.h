@@ -1,0 +1,60 @@
+// The runtime context: the one piece of process-wide mutable state
+// (DESIGN.md section 8). It holds the counters of bz.stats(), the backend
+// chosen by BRAZE_BACKEND and the default-device scope.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/device.h"
+
+namespace braze {
+
+// Each counter is documented in docs/stats.md; names are part of the API.
+#define BRAZE_STATS(X)    \
+  X(kernels_launched)     \
+  X(kernels_compiled)     \
+  X(cache_hits_memory)    \
+  X(cache_hits_disk)      \
+  X(programs_compiled)    \
+  X(programs_replayed)    \
+  X(allocations)          \
+  X(bytes_allocated)      \
+  X(arena_bytes)          \
+  X(realizations)         \
+  X(reference_evaluations)
+
+struct Stats {
+#define BRAZE_STAT_FIELD(name) std::atomic<int64_t> name{0};
+  BRAZE_STATS(BRAZE_STAT_FIELD)
+#undef BRAZE_STAT_FIELD
+};
+
+enum class BackendKind : uint8_t { Reference };
+
+class Runtime {
+ public:
+  static Runtime& get();
+
+  Stats& stats() { return stats_; }
+  std::vector<std::pair<std::string, int64_t>> stats_snapshot() const;
+  void reset_stats();
+
+  BackendKind backend() const { return backend_; }
+
+  // Tensors created without an explicit device go here. Set by the
+  // bz.device(...) scope; per thread, so scopes on different threads nest
+  // independently.
+  static Device default_device();
+  static void set_default_device(Device d);
+
+ private:
+  Runtime();
+  Stats stats_;
+  BackendKind backend_;
+};
+
+}  // namespace braze

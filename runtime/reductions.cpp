@@ -1,0 +1,87 @@
+// Reductions, and the statistics built from them.
+#include <algorithm>
+
+#include "runtime/ops.h"
+
+namespace braze {
+
+namespace {
+
+std::vector<int64_t> resolve_axes(const Tensor& x, const Axes& axes, std::string_view op) {
+  std::vector<int64_t> out;
+  if (!axes) {
+    for (int64_t i = 0; i < x.ndim(); ++i) out.push_back(i);
+    return out;
+  }
+  for (int64_t a : *axes) out.push_back(normalize_axis(a, x.ndim(), op));
+  std::sort(out.begin(), out.end());
+  BRAZE_CHECK(std::adjacent_find(out.begin(), out.end()) == out.end(), op, ": repeated axis in ",
+              to_string(*axes));
+  return out;
+}
+
+// The reduction keeps the reduced axes as size 1; without keepdims a
+// reshape (a free view) drops them.
+Tensor reduce(Op op, const Tensor& x, const Axes& axes, bool keepdims) {
+  std::vector<int64_t> ax = resolve_axes(x, axes, info(op).api);
+  Tensor r = record(op, {x}, Attr{ax, {}});
+  if (keepdims) return r;
+  Shape s;
+  for (int64_t i = 0; i < x.ndim(); ++i)
+    if (!std::binary_search(ax.begin(), ax.end(), i)) s.push_back(x.shape()[i]);
+  return reshape(r, s);
+}
+
+int64_t count(const Tensor& x, const std::vector<int64_t>& axes) {
+  int64_t n = 1;
+  for (int64_t a : axes) n *= x.shape()[a];
+  return n;
+}
+
+Tensor as_float(const Tensor& x) { return is_float(x.dtype()) ? x : astype(x, kDefaultFloat); }
+
+}  // namespace
+
+Tensor sum(const Tensor& x, Axes axes, bool keepdims) { return reduce(Op::Sum, x, axes, keepdims); }
+Tensor prod(const Tensor& x, Axes axes, bool keepdims) { return reduce(Op::Prod, x, axes, keepdims); }
+Tensor max(const Tensor& x, Axes axes, bool keepdims) { return reduce(Op::Max, x, axes, keepdims); }
+Tensor min(const Tensor& x, Axes axes, bool keepdims) { return reduce(Op::Min, x, axes, keepdims); }
+
+Tensor argmax(const Tensor& x, std::optional<int64_t> axis, bool keepdims) {
+  return reduce(Op::ArgMax, x, axis ? Axes{{*axis}} : Axes{}, keepdims);
+}
+Tensor argmin(const Tensor& x, std::optional<int64_t> axis, bool keepdims) {
+  return reduce(Op::ArgMin, x, axis ? Axes{{*axis}} : Axes{}, keepdims);
+}
+
+Tensor mean(const Tensor& x, Axes axes, bool keepdims) {
+  std::vector<int64_t> ax = resolve_axes(x, axes, "mean");
+  Tensor xf = as_float(x);
+  // 0/0 for an empty reduction gives NaN, as NumPy.
+  return divide(sum(xf, ax, keepdims), Scalar(static_cast<double>(count(x, ax))));
+}
+
+Tensor var(const Tensor& x, Axes axes, double correction, bool keepdims) {
+  std::vector<int64_t> ax = resolve_axes(x, axes, "var");
+  Tensor xf = as_float(x);
+  Tensor centered = xf - mean(xf, ax, /*keepdims=*/true);
+  double dof = std::max(static_cast<double>(count(x, ax)) - correction, 0.0);
+  return divide(sum(square(centered), ax, keepdims), Scalar(dof));
+}
+
+Tensor std(const Tensor& x, Axes axes, double correction, bool keepdims) {
+  return sqrt(var(x, axes, correction, keepdims));
+}
+
+Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims) {
+  std::vector<int64_t> ax = resolve_axes(x, axes, "logsumexp");
+  Tensor xf = as_float(x);
+  Tensor m = max(xf, ax, /*keepdims=*/true);
+  // An infinite or NaN max would turn x - m into NaN; shift by 0 instead and
+  // let exp/log carry the infinity (as scipy.special.logsumexp).
+  Tensor shift = where(logical_or(isinf(m), isnan(m)), Scalar(0.0), m);
+  Tensor out = add(log(sum(exp(xf - shift), ax, /*keepdims=*/true)), shift);
+  return keepdims ? out : squeeze(out, ax);
+}
+
+}  // namespace braze

@@ -1,0 +1,156 @@
+// braze::Tensor: a value-semantic handle to a lazily recorded computation.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "graph/array.h"
+#include "graph/check.h"
+#include "graph/node.h"
+#include "runtime/device.h"
+
+namespace braze {
+
+// Note [Lazy tensors]
+// A tensor is a node of a DAG that user code grows op by op: recording an op
+// validates it (shape and dtype errors are thrown here, naming the op) and
+// allocates nothing. realize() lowers the DAG under the requested tensors to
+// a Graph (inputs by id, identical nodes interned), evaluates it, and stores
+// each result in its node, which drops its inputs and becomes a leaf. So a
+// loop that carries a realized tensor from one iteration to the next records
+// the same small graph each time instead of an ever longer one.
+struct TensorNode {
+  Op op;
+  DType dtype;
+  Shape shape;
+  Attr attr;
+  Device device;
+  std::vector<std::shared_ptr<TensorNode>> inputs;
+  std::optional<Array> data;  // set once realized
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorNode> node) : node_(std::move(node)) {}
+
+  DType dtype() const { return node_->dtype; }
+  const Shape& shape() const { return node_->shape; }
+  int64_t ndim() const { return static_cast<int64_t>(node_->shape.size()); }
+  int64_t numel() const { return braze::numel(node_->shape); }
+  Device device() const { return node_->device; }
+  bool is_realized() const { return node_->data.has_value(); }
+  bool defined() const { return node_ != nullptr; }
+
+  // Realizes if needed and returns the dense row-major result.
+  const Array& data() const;
+  // The value of a one-element tensor, converted.
+  double item() const;
+  int64_t item_int() const;
+  template <class T>
+  std::vector<T> to_vector() const;
+  // "Tensor(shape=[2, 3], dtype=float32, device=cpu, lazy)"; never realizes.
+  std::string repr() const;
+
+  const std::shared_ptr<TensorNode>& node() const { return node_; }
+
+ private:
+  std::shared_ptr<TensorNode> node_;
+};
+
+// A Python-style number in an expression: "weak", it takes its dtype from
+// the tensor it meets (Note [Type promotion]).
+struct Scalar {
+  DTypeKind kind = DTypeKind::Float;
+  double real = 0;
+  int64_t integer = 0;
+
+  Scalar() = default;
+  Scalar(bool v) : kind(DTypeKind::Bool), real(v), integer(v) {}
+  template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  Scalar(T v) : kind(DTypeKind::Int), real(static_cast<double>(v)), integer(static_cast<int64_t>(v)) {}
+  template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+  Scalar(T v) : kind(DTypeKind::Float), real(static_cast<double>(v)), integer(static_cast<int64_t>(v)) {}
+
+  DType default_dtype() const;  // bool, int64 or float32
+};
+
+// An argument of an element-wise op: a tensor or a scalar.
+class Operand {
+ public:
+  Operand(const Tensor& t) : value_(t) {}
+  Operand(Scalar s) : value_(s) {}
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  Operand(T v) : value_(Scalar(v)) {}
+
+  const Tensor* tensor() const { return std::get_if<Tensor>(&value_); }
+  const Scalar* scalar() const { return std::get_if<Scalar>(&value_); }
+
+ private:
+  std::variant<Tensor, Scalar> value_;
+};
+
+// Realizes several tensors as one graph (shared work is done once).
+void realize(std::span<const Tensor> tensors);
+inline void realize(std::initializer_list<Tensor> ts) { realize(std::span<const Tensor>(ts.begin(), ts.size())); }
+
+// Creation.
+Tensor from_array(Array data, std::optional<Device> device = std::nullopt);
+template <class T>
+Tensor from_vector(const std::vector<T>& values, Shape shape, std::optional<DType> dtype = std::nullopt);
+Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype = std::nullopt,
+            std::optional<Device> device = std::nullopt);
+Tensor zeros(const Shape& shape, DType dtype = kDefaultFloat, std::optional<Device> device = std::nullopt);
+Tensor ones(const Shape& shape, DType dtype = kDefaultFloat, std::optional<Device> device = std::nullopt);
+Tensor arange(Scalar start, Scalar stop, Scalar step = Scalar(int64_t{1}), std::optional<DType> dtype = std::nullopt,
+              std::optional<Device> device = std::nullopt);
+Tensor zeros_like(const Tensor& x, std::optional<DType> dtype = std::nullopt);
+Tensor ones_like(const Tensor& x, std::optional<DType> dtype = std::nullopt);
+Tensor full_like(const Tensor& x, Scalar value, std::optional<DType> dtype = std::nullopt);
+
+// Records `op` on operands (scalars become constants of the weak dtype).
+// Every function of runtime/ops.h ends here.
+Tensor record(Op op, std::span<const Operand> operands, Attr attr = {});
+
+// --- templates -------------------------------------------------------------
+
+template <class T>
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, bool>) return DType::Bool;
+  else if constexpr (std::is_same_v<T, uint8_t>) return DType::UInt8;
+  else if constexpr (std::is_same_v<T, int8_t>) return DType::Int8;
+  else if constexpr (std::is_same_v<T, int32_t>) return DType::Int32;
+  else if constexpr (std::is_same_v<T, int64_t>) return DType::Int64;
+  else if constexpr (std::is_same_v<T, float>) return DType::Float32;
+  else return DType::Float64;
+}
+
+template <class T>
+Tensor from_vector(const std::vector<T>& values, Shape shape, std::optional<DType> dtype) {
+  Array a = allocate_array(dtype.value_or(dtype_of<T>()), std::move(shape));
+  BRAZE_CHECK(static_cast<int64_t>(values.size()) == a.numel(), "tensor: ", values.size(),
+              " values for shape ", to_string(a.shape));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if constexpr (std::is_floating_point_v<T>) store_double(a.dtype, a.data.get(), i, values[i]);
+    else store_int(a.dtype, a.data.get(), i, static_cast<int64_t>(values[i]));
+  }
+  return from_array(std::move(a));
+}
+
+template <class T>
+std::vector<T> Tensor::to_vector() const {
+  const Array& a = data();
+  std::vector<T> out(a.numel());
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    if constexpr (std::is_floating_point_v<T>) out[i] = static_cast<T>(load_double(a.dtype, a.data.get(), i));
+    else out[i] = static_cast<T>(load_int(a.dtype, a.data.get(), i));
+  }
+  return out;
+}
+
+}  // namespace braze
