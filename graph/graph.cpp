@@ -17,26 +17,6 @@ void hash_range(size_t& seed, const std::vector<T>& xs) {
   for (const T& x : xs) hash_combine(seed, std::hash<T>{}(x));
 }
 
-// The view of a movement op, from its input's view.
-View derive_view(const Node& n, const View& in) {
-  const std::vector<int64_t>& a = n.attr.ints;
-  switch (info(n.op).kind) {
-    case FusionKind::Broadcast: return in.expand(n.view.shape);
-    case FusionKind::View: break;
-    default: return View::contiguous(n.view.shape);
-  }
-  if (n.op == Op::Permute) return in.permute(a);
-  if (n.op == Op::Slice) {
-    size_t r = in.shape.size();
-    std::span<const int64_t> s(a);
-    return in.slice(s.subspan(0, r), s.subspan(r, r), s.subspan(2 * r, r));
-  }
-  BRAZE_ASSERT(n.op == Op::Reshape, "unhandled view op ", info(n.op).name);
-  std::optional<View> v = in.reshape(n.view.shape);
-  BRAZE_ASSERT(v.has_value(), "reshape of a layout that needs a copy");
-  return *v;
-}
-
 }  // namespace
 
 size_t NodeHash::operator()(const Node& n) const {
@@ -48,6 +28,22 @@ size_t NodeHash::operator()(const Node& n) const {
   hash_range(h, n.attr.ints);
   hash_range(h, n.attr.reals);
   return h;
+}
+
+std::optional<View> move_view(const View& in, Op op, const std::vector<int64_t>& a) {
+  switch (op) {
+    case Op::Expand: return in.expand(a);
+    case Op::Permute: return in.permute(a);
+    case Op::Reshape: return in.reshape(a);
+    case Op::Slice: {
+      size_t r = in.shape.size();
+      std::span<const int64_t> s(a);
+      return in.slice(s.subspan(0, r), s.subspan(r, r), s.subspan(2 * r, r));
+    }
+    default: break;
+  }
+  BRAZE_ASSERT(false, info(op).name, " is not a movement op");
+  return std::nullopt;
 }
 
 NodeId Graph::intern(Node node) {
@@ -115,12 +111,12 @@ NodeId Graph::apply(Op op, std::span<const NodeId> inputs, Attr attr) {
     for (NodeId& in : n.inputs) in = broadcast_to(in, t.shape);
   }
   if (is_movement(op)) {
-    const View& in = nodes_[inputs[0]].view;
-    if (op == Op::Reshape && !in.reshape(n.view.shape)) {
+    std::optional<View> v = move_view(nodes_[inputs[0]].view, op, n.attr.ints);
+    if (!v) {
       n.inputs[0] = apply(Op::Copy, {inputs[0]});  // Note [Views]: the one copying reshape
       return apply(op, std::span<const NodeId>(n.inputs), n.attr);
     }
-    n.view = derive_view(n, in);
+    n.view = std::move(*v);
   }
   return intern(std::move(n));
 }

@@ -2,6 +2,7 @@
 // builders. Plain data: passes copy and rewrite it, backends read it.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -9,6 +10,10 @@
 #include "graph/node.h"
 
 namespace braze {
+
+// The view of movement op `op` (attr ints `a`) applied to a node viewed as
+// `in`; nullopt when it is a reshape that strides cannot express.
+std::optional<View> move_view(const View& in, Op op, const std::vector<int64_t>& a);
 
 class Graph {
  public:

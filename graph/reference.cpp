@@ -11,27 +11,21 @@ namespace braze::reference {
 
 namespace {
 
-// How a node reads its base's storage.
-struct Accessor {
-  const Array* base;
-  const View* view;
-};
-
 // Calls f(index, offsets) for every multi-index of `shape` in row-major
 // order, where offsets[k] is the element offset of that index in accessor k.
 template <class F>
-void for_each_index(const Shape& shape, std::span<const Accessor> acc, F&& f) {
+void for_each_index(const Shape& shape, std::span<const StridedArray> acc, F&& f) {
   int64_t n = numel(shape);
   if (n == 0) return;
   size_t rank = shape.size();
   std::vector<int64_t> idx(rank, 0), off(acc.size());
-  for (size_t k = 0; k < acc.size(); ++k) off[k] = acc[k].view->offset;
+  for (size_t k = 0; k < acc.size(); ++k) off[k] = acc[k].view.offset;
   for (int64_t i = 0; i < n; ++i) {
     f(idx, off);
     for (size_t d = rank; d-- > 0;) {
-      for (size_t k = 0; k < acc.size(); ++k) off[k] += acc[k].view->strides[d];
+      for (size_t k = 0; k < acc.size(); ++k) off[k] += acc[k].view.strides[d];
       if (++idx[d] < shape[d]) break;
-      for (size_t k = 0; k < acc.size(); ++k) off[k] -= acc[k].view->strides[d] * shape[d];
+      for (size_t k = 0; k < acc.size(); ++k) off[k] -= acc[k].view.strides[d] * shape[d];
       idx[d] = 0;
     }
   }
@@ -71,59 +65,26 @@ T apply_elementwise(Op op, const T* args) {
   return T{};
 }
 
-class Interpreter {
+// Evaluates one computed node from its inputs, each a base array read
+// through a view of the node's input shape.
+class NodeEvaluator {
  public:
-  Interpreter(const Graph& g, const ArrayAllocator& allocate) : g_(g), allocate_(allocate), values_(g.size()) {}
+  explicit NodeEvaluator(const ArrayAllocator& allocate) : allocate_(allocate) {}
 
-  void run(std::span<const Array> inputs) {
-    BRAZE_CHECK(inputs.size() == g_.inputs().size(), "realize: the graph has ", g_.inputs().size(),
-                " inputs, got ", inputs.size());
-    for (NodeId id = 0; id < g_.size(); ++id) {
-      const Node& n = g_[id];
-      if (is_movement(n.op)) continue;  // read through its view by consumers
-      values_[id] = evaluate(n, inputs);
-    }
-  }
-
-  Array output(NodeId id) {
-    const Node& n = g_[id];
-    if (!is_movement(n.op)) return values_[id];
-    Array out = allocate_(n.dtype, n.shape());
-    Accessor a = accessor(id);
-    int64_t i = 0;
-    for_each_index(n.shape(), {&a, 1}, [&](auto&, auto& off) { copy_element(*a.base, off[0], out, i++); });
-    return out;
-  }
-
- private:
-  Accessor accessor(NodeId id) const { return {&values_[g_.base(id)], &g_[id].view}; }
-
-  static void copy_element(const Array& from, int64_t i, Array& to, int64_t j) {
-    if (is_float(from.dtype)) store_double(to.dtype, to.data.get(), j, load_double(from.dtype, from.data.get(), i));
-    else store_int(to.dtype, to.data.get(), j, load_int(from.dtype, from.data.get(), i));
-  }
-
-  Array evaluate(const Node& n, std::span<const Array> inputs) {
+  Array compute(const Node& n, std::span<const StridedArray> in) {
     switch (info(n.op).kind) {
-      case FusionKind::Leaf: return leaf(n, inputs);
-      case FusionKind::ElemWise: return elementwise(n);
-      case FusionKind::Reduce: return reduce(n);
-      case FusionKind::Opaque: return n.op == Op::MatMul ? matmul(n) : conv2d(n);
+      case FusionKind::ElemWise: return elementwise(n, in);
+      case FusionKind::Reduce: return reduce(n, in[0]);
+      case FusionKind::Opaque: return n.op == Op::MatMul ? matmul(n, in[0], in[1]) : conv2d(n, in[0], in[1]);
+      case FusionKind::Leaf:
       case FusionKind::Broadcast:
       case FusionKind::View: break;
     }
-    BRAZE_ASSERT(false, "movement ops have no value of their own");
+    BRAZE_ASSERT(false, info(n.op).name, " is not a computed op");
     return {};
   }
 
-  Array leaf(const Node& n, std::span<const Array> inputs) {
-    if (n.op == Op::Input) {
-      const Array& a = inputs[n.attr.ints[0]];
-      BRAZE_CHECK(a.dtype == n.dtype && a.shape == n.shape(), "realize: input ", n.attr.ints[0], " is ",
-                  name(a.dtype), to_string(a.shape), " but the graph expects ", name(n.dtype),
-                  to_string(n.shape()));
-      return a;
-    }
+  Array leaf(const Node& n) {
     Array out = allocate_(n.dtype, n.shape());
     bool real = is_float(n.dtype);
     for (int64_t i = 0; i < out.numel(); ++i) {
@@ -138,19 +99,17 @@ class Interpreter {
     return out;
   }
 
-  Array elementwise(const Node& n) {
+ private:
+
+  Array elementwise(const Node& n, std::span<const StridedArray> acc) {
     std::vector<DType> in_types;
-    std::vector<Accessor> acc;
-    for (NodeId i : n.inputs) {
-      in_types.push_back(g_[i].dtype);
-      acc.push_back(accessor(i));
-    }
+    for (const StridedArray& a : acc) in_types.push_back(a.base->dtype);
     DType ct = compute_dtype(n.op, in_types, n.dtype);
     return is_float(ct) ? elementwise_as<double>(n, acc) : elementwise_as<int64_t>(n, acc);
   }
 
   template <class T>
-  Array elementwise_as(const Node& n, const std::vector<Accessor>& acc) {
+  Array elementwise_as(const Node& n, std::span<const StridedArray> acc) {
     Array out = allocate_(n.dtype, n.shape());
     int64_t i = 0;
     T args[3]{};
@@ -161,27 +120,24 @@ class Interpreter {
     return out;
   }
 
-  Array reduce(const Node& n) {
-    DType in = g_[n.inputs[0]].dtype;
-    bool real = is_float(in);
-    return real ? reduce_as<double>(n) : reduce_as<int64_t>(n);
+  Array reduce(const Node& n, const StridedArray& a) {
+    return is_float(a.base->dtype) ? reduce_as<double>(n, a) : reduce_as<int64_t>(n, a);
   }
 
   // One pass over the input; each element folds into the output slot whose
   // index is the input index with the reduced axes zeroed.
   template <class T>
-  Array reduce_as(const Node& n) {
-    const Node& src = g_[n.inputs[0]];
+  Array reduce_as(const Node& n, const StridedArray& a) {
+    const Shape& src_shape = a.view.shape;
     Array out = allocate_(n.dtype, n.shape());
     int64_t m = out.numel();
     std::vector<T> acc(m);
     std::vector<int64_t> arg(m, 0), seen(m, 0);
     const Strides out_strides = contiguous_strides(n.shape());
     std::vector<int64_t> red_shape;  // the reduced sub-space, for arg positions
-    for (int64_t ax : n.attr.ints) red_shape.push_back(src.shape()[ax]);
+    for (int64_t ax : n.attr.ints) red_shape.push_back(src_shape[ax]);
     const Strides red_strides = contiguous_strides(red_shape);
-    Accessor a = accessor(n.inputs[0]);
-    for_each_index(src.shape(), {&a, 1}, [&](const std::vector<int64_t>& idx, auto& off) {
+    for_each_index(src_shape, {&a, 1}, [&](const std::vector<int64_t>& idx, auto& off) {
       int64_t o = 0, pos = 0;
       for (size_t d = 0, r = 0; d < idx.size(); ++d) {
         if (r < n.attr.ints.size() && n.attr.ints[r] == static_cast<int64_t>(d)) pos += idx[d] * red_strides[r++];
@@ -226,15 +182,14 @@ class Interpreter {
     BRAZE_ASSERT(false, info(op).name, " is not a reduction");
   }
 
-  Array matmul(const Node& n) {
-    return is_float(n.dtype) ? matmul_as<double>(n) : matmul_as<int64_t>(n);
+  Array matmul(const Node& n, const StridedArray& a, const StridedArray& b) {
+    return is_float(n.dtype) ? matmul_as<double>(n, a, b) : matmul_as<int64_t>(n, a, b);
   }
 
   template <class T>
-  Array matmul_as(const Node& n) {
-    Accessor a = accessor(n.inputs[0]), b = accessor(n.inputs[1]);
-    const Shape& as = a.view->shape;
-    const Shape& bs = b.view->shape;
+  Array matmul_as(const Node& n, const StridedArray& a, const StridedArray& b) {
+    const Shape& as = a.view.shape;
+    const Shape& bs = b.view.shape;
     Array out = allocate_(n.dtype, n.shape());
     const size_t rank = n.shape().size();
     int64_t M = n.shape()[rank - 2], N = n.shape()[rank - 1], K = as.back();
@@ -249,11 +204,11 @@ class Interpreter {
       return off;
     };
     View batch_view = View::contiguous(batch);
-    Accessor none{nullptr, &batch_view};
+    StridedArray none{nullptr, batch_view};
     for_each_index(batch, {&none, 1}, [&](const std::vector<int64_t>& idx, auto&) {
-      int64_t ao = batch_offset(*a.view, idx), bo = batch_offset(*b.view, idx);
-      int64_t ar = a.view->strides[as.size() - 2], ac = a.view->strides[as.size() - 1];
-      int64_t br = b.view->strides[bs.size() - 2], bc = b.view->strides[bs.size() - 1];
+      int64_t ao = batch_offset(a.view, idx), bo = batch_offset(b.view, idx);
+      int64_t ar = a.view.strides[as.size() - 2], ac = a.view.strides[as.size() - 1];
+      int64_t br = b.view.strides[bs.size() - 2], bc = b.view.strides[bs.size() - 1];
       for (int64_t r = 0; r < M; ++r)
         for (int64_t c = 0; c < N; ++c) {
           T s = 0;
@@ -266,21 +221,20 @@ class Interpreter {
     return out;
   }
 
-  Array conv2d(const Node& n) {
-    Accessor x = accessor(n.inputs[0]), w = accessor(n.inputs[1]);
-    const Shape& xs = x.view->shape;
-    const Shape& ws = w.view->shape;
+  Array conv2d(const Node& n, const StridedArray& x, const StridedArray& w) {
+    const Shape& xs = x.view.shape;
+    const Shape& ws = w.view.shape;
     const std::vector<int64_t>& p = n.attr.ints;  // stride, padding, dilation (h, w), groups
     Array out = allocate_(n.dtype, n.shape());
     const Shape& os = n.shape();
     int64_t cin_per_group = ws[1], cout_per_group = ws[0] / p[6];
     auto xat = [&](int64_t b, int64_t c, int64_t h, int64_t v) {
-      const Strides& s = x.view->strides;
-      return load_double(x.base->dtype, x.base->data.get(), x.view->offset + b * s[0] + c * s[1] + h * s[2] + v * s[3]);
+      const Strides& s = x.view.strides;
+      return load_double(x.base->dtype, x.base->data.get(), x.view.offset + b * s[0] + c * s[1] + h * s[2] + v * s[3]);
     };
     auto wat = [&](int64_t o, int64_t c, int64_t h, int64_t v) {
-      const Strides& s = w.view->strides;
-      return load_double(w.base->dtype, w.base->data.get(), w.view->offset + o * s[0] + c * s[1] + h * s[2] + v * s[3]);
+      const Strides& s = w.view.strides;
+      return load_double(w.base->dtype, w.base->data.get(), w.view.offset + o * s[0] + c * s[1] + h * s[2] + v * s[3]);
     };
     int64_t i = 0;
     for (int64_t b = 0; b < os[0]; ++b)
@@ -301,12 +255,69 @@ class Interpreter {
     return out;
   }
 
+  const ArrayAllocator& allocate_;
+};
+
+class Interpreter {
+ public:
+  Interpreter(const Graph& g, const ArrayAllocator& allocate)
+      : g_(g), allocate_(allocate), nodes_(allocate), values_(g.size()) {}
+
+  void run(std::span<const Array> inputs) {
+    BRAZE_CHECK(inputs.size() == g_.inputs().size(), "realize: the graph has ", g_.inputs().size(),
+                " inputs, got ", inputs.size());
+    for (NodeId id = 0; id < g_.size(); ++id) {
+      const Node& n = g_[id];
+      if (is_movement(n.op)) continue;  // read through its view by consumers
+      if (n.op == Op::Input) {
+        values_[id] = bind_input(n, inputs);
+      } else if (info(n.op).kind == FusionKind::Leaf) {
+        values_[id] = nodes_.leaf(n);
+      } else {
+        std::vector<StridedArray> in;
+        for (NodeId i : n.inputs) in.push_back(accessor(i));
+        values_[id] = nodes_.compute(n, in);
+      }
+    }
+  }
+
+  Array output(NodeId id) {
+    const Node& n = g_[id];
+    if (!is_movement(n.op)) return values_[id];
+    Array out = allocate_(n.dtype, n.shape());
+    StridedArray a = accessor(id);
+    int64_t i = 0;
+    for_each_index(n.shape(), {&a, 1}, [&](auto&, auto& off) { copy_element(*a.base, off[0], out, i++); });
+    return out;
+  }
+
+ private:
+  StridedArray accessor(NodeId id) const { return {&values_[g_.base(id)], g_[id].view}; }
+
+  static Array bind_input(const Node& n, std::span<const Array> inputs) {
+    const Array& a = inputs[n.attr.ints[0]];
+    BRAZE_CHECK(a.dtype == n.dtype && a.shape == n.shape(), "realize: input ", n.attr.ints[0], " is ",
+                name(a.dtype), to_string(a.shape), " but the graph expects ", name(n.dtype), to_string(n.shape()));
+    return a;
+  }
+
+  static void copy_element(const Array& from, int64_t i, Array& to, int64_t j) {
+    if (is_float(from.dtype)) store_double(to.dtype, to.data.get(), j, load_double(from.dtype, from.data.get(), i));
+    else store_int(to.dtype, to.data.get(), j, load_int(from.dtype, from.data.get(), i));
+  }
+
   const Graph& g_;
   const ArrayAllocator& allocate_;
+  NodeEvaluator nodes_;
   std::vector<Array> values_;
 };
 
 }  // namespace
+
+Array evaluate_node(const Node& node, std::span<const StridedArray> inputs, const ArrayAllocator& allocate) {
+  NodeEvaluator e(allocate);
+  return info(node.op).kind == FusionKind::Leaf ? e.leaf(node) : e.compute(node, inputs);
+}
 
 std::vector<Array> evaluate(const Graph& graph, std::span<const Array> inputs, std::span<const NodeId> outputs,
                             const ArrayAllocator& allocate) {
