@@ -73,5 +73,6 @@ inline bool is_reduce(Op op) { return info(op).kind == FusionKind::Reduce; }
 
 std::optional<Op> op_from_name(std::string_view name);  // by Name or api
 std::string_view name(FusionKind k);
+std::string_view name(DTypeRule r);  // "Promote": the rule column of graph/ops.def
 
 }  // namespace braze

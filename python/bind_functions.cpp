@@ -2,6 +2,7 @@
 // reductions, composites, library ops, and the runtime's controls.
 #include <nanobind/stl/pair.h>
 
+#include "fusion/schedule.h"
 #include "python/convert.h"
 
 namespace braze::py {
@@ -98,6 +99,8 @@ void bind_composites(nb::module_& m) {
 
 void bind_runtime(nb::module_& m) {
   m.def("realize", [](const std::vector<Tensor>& ts) { realize(ts); }, "tensors"_a);
+  m.def("explain", [](const std::vector<Tensor>& ts) { return explain(make_schedule(lower(ts).graph)); },
+        "tensors"_a);
   m.def("stats", []() { return Runtime::get().stats_snapshot(); });
   m.def("reset_stats", []() { Runtime::get().reset_stats(); });
   m.def("_default_device", []() { return Runtime::default_device().str(); });
@@ -122,6 +125,8 @@ void bind_runtime(nb::module_& m) {
       d["api"] = std::string(oi.api);
       d["arity"] = oi.arity;
       d["kind"] = std::string(name(oi.kind));
+      d["rule"] = std::string(name(oi.dtype_rule));
+      d["commutative"] = (oi.flags & kCommutative) != 0;
       d["numpy"] = std::string(oi.numpy);
       d["auto"] = oi.builder == Builder::Auto;
       out.append(d);

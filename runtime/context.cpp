@@ -13,12 +13,10 @@ thread_local Device t_default_device{};
 
 BackendKind backend_from_env() {
   const char* env = std::getenv("BRAZE_BACKEND");
-  std::string_view v = env ? env : "";
-  // Until the CPU JIT lands every backend name evaluates with the reference
-  // interpreter; unknown names are still an error so typos show.
+  std::string v = env ? env : "";
   BRAZE_CHECK(v.empty() || v == "reference" || v == "cpu", "BRAZE_BACKEND='", v,
-              "' is not a backend; expected 'reference' or 'cpu'");
-  return BackendKind::Reference;
+              "' is not a backend; expected 'cpu' (the default) or 'reference'");
+  return v == "reference" ? BackendKind::Reference : BackendKind::Cpu;
 }
 
 }  // namespace

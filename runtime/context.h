@@ -33,7 +33,9 @@ struct Stats {
 #undef BRAZE_STAT_FIELD
 };
 
-enum class BackendKind : uint8_t { Reference };
+// Cpu: fuse, then run each kernel. Reference: evaluate the whole graph with
+// the reference interpreter, node by node (the oracle, for cross-checks).
+enum class BackendKind : uint8_t { Cpu, Reference };
 
 class Runtime {
  public:

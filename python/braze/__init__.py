@@ -5,6 +5,7 @@ Operations on braze tensors are recorded lazily; ``.numpy()`` or
 """
 
 import contextlib
+import sys as _sys
 import operator as _operator
 
 import ml_dtypes as _ml_dtypes
@@ -100,6 +101,16 @@ def realize(*tensors):
     return tensors[0] if len(tensors) == 1 else tensors
 
 
+def explain(*tensors, file=None):
+    """Print (to ``file``, default stdout) how the graph that computes
+    ``tensors`` is fused: each kernel with its ops, inputs and strides, its
+    outputs, and for every edge that was not fused, why. Realizes nothing.
+    Returns the text."""
+    text = _core.explain(list(tensors))
+    print(text, end="", file=file if file is not None else _sys.stdout)
+    return text
+
+
 def stats():
     """braze's counters (docs/stats.md) as a dict."""
     return dict(_core.stats())
@@ -132,7 +143,8 @@ def device(name):
 
 
 def ops():
-    """The op table, one dict per row: name, api, arity, kind, numpy, auto."""
+    """The op table, one dict per row: name, api, arity, kind, rule (the dtype
+    rule), commutative, numpy, auto."""
     return _core.ops()
 
 

@@ -1,0 +1,59 @@
+#include "fusion/schedule.h"
+
+#include <sstream>
+
+#include "fusion/passes.h"
+
+namespace braze {
+
+Schedule make_schedule(const Graph& g) {
+  Schedule s;
+  s.graph = run_pipeline(g);
+  Partition p = partition(s.graph);
+  for (FusedGroup& grp : p.groups) {
+    Step step;
+    if (grp.kind == FusedGroup::Kind::Kernel) step.spec = build_spec(s.graph, grp, p.space, step.reads);
+    step.group = std::move(grp);
+    s.steps.push_back(std::move(step));
+  }
+  s.unfused = std::move(p.unfused);
+  return s;
+}
+
+std::string explain(const Schedule& s) {
+  std::ostringstream out;
+  auto node_name = [&](NodeId id) { return std::string(info(s.graph[id].op).name) + "#" + std::to_string(id); };
+  size_t kernels = 0;
+  for (const Step& st : s.steps) kernels += st.group.kind == FusedGroup::Kind::Kernel;
+  out << s.steps.size() << " step(s): " << kernels << " fused kernel(s), " << s.steps.size() - kernels
+      << " library call(s)\n";
+  for (size_t k = 0; k < s.steps.size(); ++k) {
+    const Step& st = s.steps[k];
+    out << "\nstep " << k << ": ";
+    if (st.group.kind == FusedGroup::Kind::Library) {
+      out << "library call " << node_name(st.group.nodes[0]) << " " << to_string(st.group.domain) << "\n";
+      continue;
+    }
+    out << "kernel " << kernel_key(st.spec).hex() << " fusing";
+    for (NodeId id : st.group.nodes) out << " " << node_name(id);
+    out << "\n";
+    std::istringstream text(canonical_text(st.spec));
+    for (std::string line; std::getline(text, line);) {
+      out << "  " << line;
+      if (line.rfind("in", 0) == 0) {
+        size_t i = std::stoul(line.substr(2));
+        out << "  <- " << node_name(st.reads[i]);
+      } else if (line.rfind("out", 0) == 0) {
+        size_t i = std::stoul(line.substr(3));
+        out << "  -> " << node_name(st.group.outputs[i]);
+      }
+      out << "\n";
+    }
+  }
+  if (!s.unfused.empty()) out << "\nnot fused:\n";
+  for (const UnfusedEdge& e : s.unfused)
+    out << "  " << node_name(e.producer) << " -> " << node_name(e.consumer) << ": " << e.reason << "\n";
+  return out.str();
+}
+
+}  // namespace braze

@@ -1,0 +1,40 @@
+// A schedule: the graph after the pass pipeline, cut into steps that run in
+// order. What a backend executes and what explain() prints.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fusion/kernel_spec.h"
+#include "fusion/partition.h"
+#include "graph/graph.h"
+
+namespace braze {
+
+struct Step {
+  FusedGroup group;
+  // Kernel steps only: the spec, and per spec input the node it reads (the
+  // base node of a buffer, a Const, an Arange). The spec's outputs are the
+  // group's outputs, in order.
+  KernelSpec spec;
+  std::vector<NodeId> reads;
+};
+
+struct Schedule {
+  Graph graph;  // after the pass pipeline; steps refer to its node ids
+  std::vector<Step> steps;
+  std::vector<UnfusedEdge> unfused;
+};
+
+// The spec of one kernel group; `reads` receives the node behind each input.
+KernelSpec build_spec(const Graph& g, const FusedGroup& group, const std::vector<Space>& space,
+                      std::vector<NodeId>& reads);
+
+// Runs the pass pipeline, partitions, and builds a spec per kernel group.
+Schedule make_schedule(const Graph& g);
+
+// Human-readable: each group with its ops, inputs (with strides) and
+// outputs, then every edge that was not fused and why.
+std::string explain(const Schedule& s);
+
+}  // namespace braze

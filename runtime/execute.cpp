@@ -1,0 +1,82 @@
+#include "runtime/execute.h"
+
+#include <unordered_map>
+
+#include "fusion/spec_interpreter.h"
+#include "graph/check.h"
+#include "graph/reference.h"
+#include "runtime/context.h"
+
+namespace braze {
+
+namespace {
+
+class Executor {
+ public:
+  Executor(const Schedule& s, const ArrayAllocator& allocate) : s_(s), allocate_(allocate) {}
+
+  std::vector<Array> run(std::span<const Array> inputs) {
+    const Graph& g = s_.graph;
+    BRAZE_CHECK(inputs.size() == g.inputs().size(), "realize: the graph has ", g.inputs().size(), " inputs, got ",
+                inputs.size());
+    for (NodeId id : g.inputs()) {
+      const Node& n = g[id];
+      const Array& a = inputs[n.attr.ints[0]];
+      BRAZE_CHECK(a.dtype == n.dtype && a.shape == n.shape(), "realize: input ", n.attr.ints[0], " is ",
+                  name(a.dtype), to_string(a.shape), " but the graph expects ", name(n.dtype),
+                  to_string(n.shape()));
+      buffers_[id] = a;
+    }
+    for (const Step& step : s_.steps) {
+      if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group.nodes[0]);
+      else kernel(step);
+      Runtime::get().stats().kernels_launched.fetch_add(1, std::memory_order_relaxed);
+    }
+    std::vector<Array> out;
+    for (NodeId o : g.outputs) out.push_back(buffers_.at(o));
+    return out;
+  }
+
+ private:
+  void kernel(const Step& step) {
+    const Graph& g = s_.graph;
+    std::vector<KernelArg> args(step.reads.size());
+    for (size_t k = 0; k < step.reads.size(); ++k) {
+      const Node& n = g[step.reads[k]];
+      switch (step.spec.inputs[k].kind) {
+        case KernelInput::Kind::Buffer: args[k].data = buffers_.at(step.reads[k]).data.get(); break;
+        case KernelInput::Kind::Scalar:
+        case KernelInput::Kind::Arange:
+          for (size_t j = 0; j < n.attr.reals.size(); ++j) args[k].real[j] = n.attr.reals[j];
+          for (size_t j = 0; j < n.attr.ints.size(); ++j) args[k].integer[j] = n.attr.ints[j];
+          break;
+      }
+    }
+    std::vector<std::byte*> outs;
+    for (NodeId o : step.group.outputs) {
+      Array a = allocate_(g[o].dtype, g[o].shape());
+      outs.push_back(a.data.get());
+      buffers_[o] = std::move(a);
+    }
+    interpret_spec(step.spec, args, outs);
+  }
+
+  void library_call(NodeId id) {
+    const Graph& g = s_.graph;
+    std::vector<reference::StridedArray> in;
+    for (NodeId i : g[id].inputs) in.push_back({&buffers_.at(g.base(i)), g[i].view});
+    buffers_[id] = reference::evaluate_node(g[id], in, allocate_);
+  }
+
+  const Schedule& s_;
+  const ArrayAllocator& allocate_;
+  std::unordered_map<NodeId, Array> buffers_;
+};
+
+}  // namespace
+
+std::vector<Array> execute(const Schedule& s, std::span<const Array> inputs, const ArrayAllocator& allocate) {
+  return Executor(s, allocate).run(inputs);
+}
+
+}  // namespace braze
