@@ -17,7 +17,7 @@
 namespace braze::fn {
 
 #if !defined(__CUDACC_RTC__)
-using std::ceil, std::cos, std::erf, std::exp, std::exp2, std::expm1, std::floor,
+using std::ceil, std::copysign, std::cos, std::erf, std::exp, std::exp2, std::expm1, std::floor,
     std::fmod, std::log, std::log1p, std::log2, std::nearbyint, std::pow, std::sin,
     std::sqrt, std::tanh, std::isnan, std::isinf;
 #endif
@@ -111,6 +111,7 @@ struct Mod {
     if constexpr (kIsFloat<T>) {
       T r = fmod(a, b);
       if (r != 0 && ((r < 0) != (b < 0))) r += b;
+      else if (r == 0) r = copysign(T(0), b);  // a zero takes the divisor's sign too: -4.0 % 2.0 is +0.0
       return r;
     } else {
       if (b == 0) return T(0);

@@ -88,7 +88,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
         if (x.ndim() == 0) throw nb::type_error("len() of a 0-d tensor");
         return x.shape()[0];
       })
-      .def("__getitem__", &getitem)
+      .def("__getitem__", &getitem, nb::arg("key").none())  // x[None] adds an axis
       .def("astype", [](const Tensor& x, const std::string& dtype) { return astype(x, parse_dtype(dtype)); },
            "dtype"_a)
       .def("reshape", [](const Tensor& x, nb::args shape) {

@@ -53,7 +53,9 @@ inline Index to_index(nb::handle h) {
     std::optional<int64_t> step = slice_part(h, "step");
     return Slice{slice_part(h, "start"), slice_part(h, "stop"), step.value_or(1)};
   }
-  if (nb::hasattr(h, "__index__") && !nb::isinstance<Tensor>(h) && !PyBool_Check(h.ptr()))
+  // An array with dims (np.array([0, 1])) has __index__ too, but is advanced indexing.
+  bool is_array = nb::hasattr(h, "ndim") && nb::cast<int64_t>(h.attr("ndim")) != 0;
+  if (nb::hasattr(h, "__index__") && !nb::isinstance<Tensor>(h) && !PyBool_Check(h.ptr()) && !is_array)
     return nb::cast<int64_t>(nb::module_::import_("operator").attr("index")(h));
   throw nb::type_error("braze supports basic indexing only (integers, slices, None, ...); "
                        "advanced indexing with arrays is not supported yet");

@@ -15,12 +15,14 @@ Tensor as_float(const Tensor& x) { return is_float(x.dtype()) ? x : astype(x, kD
 
 Tensor softmax(const Tensor& x, int64_t axis) {
   Tensor xf = as_float(x);
+  if (x.shape()[normalize_axis(axis, x.ndim(), "softmax")] == 0) return xf;  // empty: nothing to normalise
   Tensor e = exp(xf - max(xf, Axes{{axis}}, /*keepdims=*/true));
   return e / sum(e, Axes{{axis}}, /*keepdims=*/true);
 }
 
 Tensor log_softmax(const Tensor& x, int64_t axis) {
   Tensor xf = as_float(x);
+  if (x.shape()[normalize_axis(axis, x.ndim(), "log_softmax")] == 0) return xf;
   Tensor shifted = xf - max(xf, Axes{{axis}}, /*keepdims=*/true);
   return shifted - log(sum(exp(shifted), Axes{{axis}}, /*keepdims=*/true));
 }
@@ -98,6 +100,11 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
 Tensor matmul(const Tensor& a, const Tensor& b) {
   BRAZE_CHECK(a.ndim() >= 1 && b.ndim() >= 1, "matmul: operands need at least 1 dim, got shapes ",
               to_string(a.shape()), " and ", to_string(b.shape()));
+  // Checked here, before 1-d operands gain an axis, so the error names the user's shapes.
+  const int64_t ka = a.shape().back(), kb = b.ndim() == 1 ? b.shape()[0] : b.shape()[b.ndim() - 2];
+  BRAZE_CHECK(ka == kb, "matmul: shapes ", to_string(a.shape()), " and ", to_string(b.shape()),
+              " are not aligned: ", ka, " (axis ", a.ndim() - 1, " of the first) != ", kb, " (axis ",
+              b.ndim() == 1 ? 0 : b.ndim() - 2, " of the second)");
   // NumPy's rules for 1-d operands: a row vector on the left, a column on
   // the right, and the added axis removed from the result.
   Tensor a2 = a.ndim() == 1 ? expand_dims(a, 0) : a;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "jit_cpu/isa.h"
 #include "runtime/device.h"
 
 namespace braze {
@@ -17,6 +18,7 @@ namespace braze {
 #define BRAZE_STATS(X)    \
   X(kernels_launched)     \
   X(kernels_compiled)     \
+  X(kernels_interpreted)  \
   X(cache_hits_memory)    \
   X(cache_hits_disk)      \
   X(programs_compiled)    \
@@ -46,6 +48,9 @@ class Runtime {
   void reset_stats();
 
   BackendKind backend() const { return backend_; }
+  // The vector ISA generated CPU code targets (BRAZE_CPU_ISA, else the best
+  // the CPU has).
+  jit::Isa cpu_isa() const { return cpu_isa_; }
 
   // Tensors created without an explicit device go here. Set by the
   // bz.device(...) scope; per thread, so scopes on different threads nest
@@ -57,6 +62,7 @@ class Runtime {
   Runtime();
   Stats stats_;
   BackendKind backend_;
+  jit::Isa cpu_isa_;
 };
 
 }  // namespace braze

@@ -9,8 +9,14 @@
 
 namespace braze {
 
+// How kernel steps run: generated machine code (what realize uses; a spec
+// the generator cannot emit falls back to the interpreter), or the spec
+// interpreter only (bit-identical to the reference: for testing fusion).
+enum class KernelMode { Generated, Interpreted };
+
 // `inputs` bound by input number; returns one dense array per graph output.
 // Counts kernels_launched.
-std::vector<Array> execute(const Schedule& s, std::span<const Array> inputs, const ArrayAllocator& allocate);
+std::vector<Array> execute(const Schedule& s, std::span<const Array> inputs, const ArrayAllocator& allocate,
+                           KernelMode mode = KernelMode::Generated);
 
 }  // namespace braze

@@ -70,12 +70,16 @@ Tensor var(const Tensor& x, Axes axes, double correction, bool keepdims) {
 }
 
 Tensor std(const Tensor& x, Axes axes, double correction, bool keepdims) {
-  return sqrt(var(x, axes, correction, keepdims));
+  std::vector<int64_t> ax = resolve_axes(x, axes, "std");  // errors name std, not var
+  return sqrt(var(x, ax, correction, keepdims));
 }
 
 Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims) {
   std::vector<int64_t> ax = resolve_axes(x, axes, "logsumexp");
   Tensor xf = as_float(x);
+  // An empty reduction is log(0) = -inf (as scipy and PyTorch); max would
+  // have no identity to shift by.
+  if (count(x, ax) == 0) return log(sum(exp(xf), ax, keepdims));
   Tensor m = max(xf, ax, /*keepdims=*/true);
   // An infinite or NaN max would turn x - m into NaN; shift by 0 instead and
   // let exp/log carry the infinity (as scipy.special.logsumexp).

@@ -5,4 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)"
-PYTHONPATH="$PWD/build/python" .venv/bin/python -m pytest tests/python -q "$@"
+# The Python suite runs through the generated kernels for each vector ISA
+# the CPU has, and through the reference interpreter.
+run_pytest() { PYTHONPATH="$PWD/build/python" "$@" .venv/bin/python -m pytest tests/python -q -p no:cacheprovider; }
+run_pytest env
+if grep -q avx512f /proc/cpuinfo; then run_pytest env BRAZE_CPU_ISA=avx2; fi
+run_pytest env BRAZE_BACKEND=reference

@@ -1,0 +1,881 @@
+// The row-kernel generator (Note [Row kernels]).
+//
+// Per row, the body runs in passes over the row. Every value is either
+// per-element (it varies along the row) or a row constant (a Reduced value,
+// a scalar, a broadcast input). A reduction consumes a per-element value in
+// one pass and yields a row constant after it, so softmax is three passes
+// over a row that stays in cache: max, then sum of exp(x - max), then the
+// stores of exp(x - max) / sum. stage(v) is the number of passes that must
+// finish before v is known; pass p computes what the reductions and stores
+// of stage p need.
+#include <xbyak/xbyak.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <map>
+#include <stdexcept>
+
+#include "jit_cpu/kernel.h"
+#include "jit_cpu/vector_ops.h"
+
+namespace braze::jit {
+
+namespace {
+
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+bool in_registers(DType t) {
+  return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16 || t == DType::Bool;
+}
+
+bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+template <class Vmm>
+class RowKernelGen : public Xbyak::CodeGenerator {
+  using Ops = VectorOps<Vmm>;
+  static constexpr bool kZmm = Ops::kZmm;
+  static constexpr int V = kZmm ? 16 : 8;
+  static constexpr int kNumRegs = kZmm ? 32 : 16;
+  static constexpr int kScratch = 5;              // v0..v4: temporaries inside one op
+  static constexpr int64_t kSumBlock = 16 * V;    // Note [Blocked sums]
+
+  // Stack frame.
+  static constexpr int kBounce = 0;     // 128 bytes: tails and horizontal reductions
+  static constexpr int kIndex = 128;    // outer multi-index
+
+ public:
+  RowKernelGen(const KernelSpec& spec, const RowPlan& plan)
+      : CodeGenerator(4096, Xbyak::AutoGrow), s_(spec), p_(plan), k_(*this), ops_(*this, k_) {}
+
+  void generate() {
+    check_supported();
+    analyse();
+    const int outer = static_cast<int>(p_.outer.size());
+    in_slot_ = kIndex + 8 * outer;
+    out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
+    frame_ = (out_slot_ + 8 * static_cast<int>(s_.outputs.size()) + 15) / 16 * 16 + 8;
+
+    sub(rsp, frame_);
+    for (int d = 0; d < outer; ++d) {
+      mov(rax, qword[rcx + 8 * d]);
+      mov(qword[rsp + kIndex + 8 * d], rax);
+    }
+    if constexpr (kZmm) {
+      int64_t t = p_.row_length % V;
+      mov(eax, t ? (1u << t) - 1 : 0xffff);
+      kmovw(k1, eax);
+    }
+    Xbyak::Label row_loop, done;
+    L(row_loop);
+    cmp(rsi, rdx);
+    jge(done, T_NEAR);
+    row_pointers();
+    row_body();
+    next_row();
+    inc(rsi);
+    jmp(row_loop, T_NEAR);
+    L(done);
+    add(rsp, frame_);
+    vzeroupper();
+    ret();
+    k_.emit();
+    ready();
+  }
+
+ private:
+  // --- analysis -----------------------------------------------------------
+
+  void check_supported() {
+    for (const KernelInput& in : s_.inputs) {
+      if (!in_registers(in.dtype)) throw Unsupported(std::string("inputs of dtype ") + std::string(name(in.dtype)));
+      if (in.kind == KernelInput::Kind::Arange && in.dtype != DType::Float32)
+        throw Unsupported("an arange of dtype " + std::string(name(in.dtype)));
+    }
+    for (const KernelOp& op : s_.body) {
+      if (!in_registers(op.dtype)) throw Unsupported("values of dtype " + std::string(name(op.dtype)));
+      // A bool is a lane mask (all ones is a NaN pattern): only mask-aware
+      // ops may read one.
+      bool reads_masks = op.op == Op::LogicalAnd || op.op == Op::LogicalOr || op.op == Op::LogicalNot ||
+                         op.op == Op::Where || op.op == Op::Copy || op.op == Op::Cast;
+      for (int32_t a : op.args)
+        if (s_.body[a].dtype == DType::Bool && !reads_masks)
+          throw Unsupported(std::string(info(op.op).name) + " of bool values");
+    }
+    for (size_t k = 0; k < s_.inputs.size(); ++k) {
+      const RowPlan::Access& a = p_.inputs[k];
+      if (!fits_int32(a.inner_stride * (p_.row_length + V)) || !fits_int32(a.offset))
+        throw Unsupported("strides past 32 bits");
+      for (int64_t st : a.outer_strides)
+        if (!fits_int32(st)) throw Unsupported("strides past 32 bits");
+      bool strided = a.inner_stride != 0 && a.inner_stride != 1;
+      if (strided && s_.inputs[k].kind == KernelInput::Kind::Buffer && s_.inputs[k].dtype != DType::Float32)
+        throw Unsupported("a strided " + std::string(name(s_.inputs[k].dtype)) + " input");
+    }
+  }
+
+  bool reduces(const KernelOp& op) const { return is_reduce(op.op) && !op.attr.ints.empty() && p_.reduces; }
+
+  void analyse() {
+    const size_t n = s_.body.size();
+    elem_.assign(n, false);
+    stage_.assign(n, 0);
+    for (size_t v = 0; v < n; ++v) {
+      const KernelOp& op = s_.body[v];
+      if (op.op == Op::Input) {
+        const KernelInput& in = s_.inputs[op.input];
+        elem_[v] = in.kind != KernelInput::Kind::Scalar && p_.inputs[op.input].inner_stride != 0;
+      } else if (reduces(op)) {
+        stage_[v] = stage_[op.args[0]] + 1;
+      } else {
+        for (int32_t a : op.args) {
+          elem_[v] = elem_[v] || elem_[a];
+          stage_[v] = std::max(stage_[v], stage_[a]);
+        }
+      }
+    }
+    passes_ = 0;
+    for (size_t v = 0; v < n; ++v)
+      if (reduces(s_.body[v])) passes_ = std::max(passes_, stage_[s_.body[v].args[0]] + 1);
+    for (const KernelOutput& o : s_.outputs)
+      if (stored_per_element(o)) passes_ = std::max(passes_, stage_[o.value] + 1);
+  }
+
+  bool stored_per_element(const KernelOutput& o) const { return o.space == Space::Full || !p_.reduces; }
+
+  // --- registers ------------------------------------------------------------
+
+  int alloc() {
+    for (int r = kScratch; r < kNumRegs; ++r)
+      if (!used_[r]) {
+        used_[r] = true;
+        return r;
+      }
+    throw Unsupported("more live values than vector registers");
+  }
+  void release(int r) { used_[r] = false; }
+  static Vmm vr(int r) { return Vmm(r); }
+  static Vmm scratch(int i) { return Vmm(i); }
+
+  // --- per row ----------------------------------------------------------------
+
+  int64_t itemsize_of(DType t) const { return static_cast<int64_t>(itemsize(t)); }
+
+  void row_pointers() {
+    for (size_t k = 0; k < s_.inputs.size(); ++k) {
+      const KernelInput& in = s_.inputs[k];
+      if (in.kind == KernelInput::Kind::Scalar) continue;
+      const RowPlan::Access& a = p_.inputs[k];
+      mov(rax, a.offset);
+      for (size_t d = 0; d < p_.outer.size(); ++d) {
+        if (a.outer_strides[d] == 0) continue;
+        mov(r9, qword[rsp + kIndex + 8 * static_cast<int>(d)]);
+        imul(r9, r9, static_cast<int>(a.outer_strides[d]));
+        add(rax, r9);
+      }
+      if (in.kind == KernelInput::Kind::Buffer) {
+        imul(rax, rax, static_cast<int>(itemsize_of(in.dtype)));
+        mov(r10, qword[rdi + offsetof(LaunchArgs, inputs)]);
+        add(rax, qword[r10 + 8 * static_cast<int>(k)]);
+      }
+      mov(qword[rsp + in_slot_ + 8 * static_cast<int>(k)], rax);
+    }
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      const KernelOutput& o = s_.outputs[k];
+      int64_t row_bytes = itemsize_of(o.dtype) * (stored_per_element(o) ? p_.row_length : 1);
+      mov(rax, rsi);
+      mov(r9, row_bytes);
+      imul(rax, r9);
+      mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
+      add(rax, qword[r10 + 8 * static_cast<int>(k)]);
+      mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
+    }
+  }
+
+  void next_row() {
+    Xbyak::Label carried;
+    for (int d = static_cast<int>(p_.outer.size()) - 1; d >= 0; --d) {
+      inc(qword[rsp + kIndex + 8 * d]);
+      mov(rax, p_.outer[d]);
+      cmp(qword[rsp + kIndex + 8 * d], rax);
+      jl(carried, T_NEAR);
+      mov(qword[rsp + kIndex + 8 * d], 0);
+    }
+    L(carried);
+  }
+
+  void row_body() {
+    const size_t n = s_.body.size();
+    const_reg_.assign(n, -1);
+    std::fill(std::begin(used_), std::end(used_), false);
+    plan_passes();
+    row_constants(0);
+    release_constants(0);
+    for (int p = 0; p < passes_; ++p) {
+      loop_pass(passes_plan_[p]);
+      release_constants(2 * p + 1);
+      row_constants(p + 1);
+      release_constants(2 * p + 2);
+    }
+  }
+
+  // Points in a row's program: 2s computes the row constants of stage s,
+  // 2p+1 is loop pass p. A row constant's register is free after the last
+  // point that reads it.
+  void plan_passes() {
+    passes_plan_.clear();
+    for (int p = 0; p < passes_; ++p) passes_plan_.push_back(make_pass(p));
+    last_point_.assign(s_.body.size(), -1);
+    auto use = [&](int32_t v, int point) {
+      if (!elem_[v]) last_point_[v] = std::max(last_point_[v], point);
+    };
+    for (size_t v = 0; v < s_.body.size(); ++v)
+      if (!elem_[v] && !reduces(s_.body[v]))
+        for (int32_t a : s_.body[v].args) use(a, 2 * stage_[v]);
+    for (int p = 0; p < passes_; ++p) {
+      const Pass& pass = passes_plan_[p];
+      for (int32_t v : pass.values)
+        for (int32_t a : s_.body[v].args) use(a, 2 * p + 1);
+      for (int32_t r : pass.reductions) use(s_.body[r].args[0], 2 * p + 1);
+      for (size_t k : pass.stores) use(s_.outputs[k].value, 2 * p + 1);
+    }
+    for (const KernelOutput& o : s_.outputs)
+      if (!stored_per_element(o)) use(o.value, 2 * stage_[o.value]);
+  }
+
+  void release_constants(int point) {
+    for (size_t v = 0; v < s_.body.size(); ++v)
+      if (const_reg_[v] >= 0 && last_point_[v] <= point) {
+        release(const_reg_[v]);
+        const_reg_[v] = -2;  // freed
+      }
+  }
+
+  // Row constants of stage `st` (reductions were finalised by the pass),
+  // and the Reduced outputs among them.
+  void row_constants(int st) {
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (elem_[v] || stage_[v] != st || reduces(op)) continue;
+      int r = alloc();
+      if (op.op == Op::Input) load_constant(op.input, vr(r));
+      else compute(op, vr(r), [&](int32_t a) { return vr(const_reg_[a]); });
+      const_reg_[v] = r;
+    }
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      const KernelOutput& o = s_.outputs[k];
+      if (!stored_per_element(o) && stage_[o.value] == st) store_scalar(k, vr(const_reg_[o.value]));
+    }
+  }
+
+  // --- one pass over the row ------------------------------------------------
+
+  struct Pass {
+    std::vector<int32_t> values;     // per-element values computed, in body order
+    std::vector<int32_t> reductions; // reduce ops fed in this pass
+    std::vector<size_t> stores;      // outputs stored in this pass
+    std::map<int32_t, int> acc;      // reduce op -> accumulator register
+    std::map<int32_t, int> total;    // Sum: the row total beside the block accumulator
+  };
+
+  Pass make_pass(int p) const {
+    Pass pass;
+    std::vector<bool> need(s_.body.size(), false);
+    std::vector<int32_t> roots;
+    for (size_t v = 0; v < s_.body.size(); ++v)
+      if (reduces(s_.body[v]) && stage_[s_.body[v].args[0]] == p) {
+        pass.reductions.push_back(static_cast<int32_t>(v));
+        roots.push_back(s_.body[v].args[0]);
+      }
+    for (size_t k = 0; k < s_.outputs.size(); ++k)
+      if (stored_per_element(s_.outputs[k]) && stage_[s_.outputs[k].value] == p) {
+        pass.stores.push_back(k);
+        roots.push_back(s_.outputs[k].value);
+      }
+    for (int32_t r : roots) mark(r, need);
+    for (size_t v = 0; v < s_.body.size(); ++v)
+      if (need[v]) pass.values.push_back(static_cast<int32_t>(v));
+    return pass;
+  }
+
+  void loop_pass(Pass pass) {
+    if (pass.reductions.empty() && pass.stores.empty()) return;
+    for (int32_t r : pass.reductions) {
+      int acc = alloc();
+      vmovaps(vr(acc), k_(identity(s_.body[r].op)));
+      pass.acc[r] = acc;
+      if (s_.body[r].op == Op::Sum) {
+        int total = alloc();
+        vxorps(vr(total), vr(total), vr(total));
+        pass.total[r] = total;
+      }
+    }
+    const int64_t L = p_.row_length;
+    xor_(r8, r8);
+    if (L >= V) {
+      Xbyak::Label loop;
+      L_(loop);
+      pass_body(pass, false);
+      add(r8, V);
+      flush_sums(pass);
+      cmp(r8, static_cast<int>(L - V));
+      jle(loop, T_NEAR);
+    }
+    if (L % V != 0) {
+      mov(r8, L - L % V);
+      pass_body(pass, true);
+    }
+    for (int32_t r : pass.reductions) finish_reduction(pass, r);
+  }
+
+  void L_(Xbyak::Label& l) { L(l); }
+
+  void mark(int32_t v, std::vector<bool>& need) const {
+    if (!elem_[v] || need[v]) return;
+    need[v] = true;
+    for (int32_t a : s_.body[v].args) mark(a, need);
+  }
+
+  // One vector of the row at element r8 (the last, partial one if `tail`).
+  void pass_body(Pass& pass, bool tail) {
+    std::map<int32_t, int> reg;  // per-element value -> register
+    // Last use of each value within this body, so registers are reused.
+    std::map<int32_t, size_t> last;
+    for (size_t i = 0; i < pass.values.size(); ++i)
+      for (int32_t a : s_.body[pass.values[i]].args) last[a] = i;
+    for (int32_t r : pass.reductions) last[s_.body[r].args[0]] = SIZE_MAX;
+    for (size_t k : pass.stores) last[s_.outputs[k].value] = SIZE_MAX;
+    auto value = [&](int32_t a) { return elem_[a] ? vr(reg.at(a)) : vr(const_reg_[a]); };
+
+    for (size_t i = 0; i < pass.values.size(); ++i) {
+      int32_t v = pass.values[i];
+      const KernelOp& op = s_.body[v];
+      int r = alloc();
+      if (op.op == Op::Input) load_element(op.input, vr(r), tail);
+      else compute(op, vr(r), value);
+      reg[v] = r;
+      for (int32_t a : op.args)
+        if (elem_[a] && last[a] == i && reg.count(a)) {
+          release(reg[a]);
+          reg.erase(a);
+        }
+    }
+    for (int32_t r : pass.reductions) accumulate(pass, r, value(s_.body[r].args[0]), tail);
+    for (size_t k : pass.stores) store_element(k, value(s_.outputs[k].value), tail);
+    for (auto [v, r] : reg) release(r);
+  }
+
+  // --- reductions -------------------------------------------------------------
+
+  static float identity(Op op) {
+    switch (op) {
+      case Op::Sum: return 0.0f;
+      case Op::Prod: return 1.0f;
+      case Op::Max: return -INFINITY;
+      case Op::Min: return INFINITY;
+      default: break;
+    }
+    throw Unsupported("the reduction " + std::string(info(op).name));
+  }
+
+  void accumulate(Pass& pass, int32_t r, const Vmm& x, bool tail) {
+    Op op = s_.body[r].op;
+    Vmm acc = vr(pass.acc[r]);
+    Vmm v = x;
+    if (tail) {  // lanes past the row contribute the identity
+      v = scratch(0);
+      vmovaps(v, k_(identity(op)));
+      if constexpr (kZmm) {
+        vmovaps(v | k1, x);
+      } else {
+        vmovups(scratch(1), tail_mask());
+        vblendvps(v, v, x, scratch(1));
+      }
+    }
+    switch (op) {
+      case Op::Sum: vaddps(acc, acc, v); break;
+      case Op::Prod: vmulps(acc, acc, v); break;
+      case Op::Max: ops_.maximum(acc, acc, v, scratch(2)); break;
+      case Op::Min: ops_.minimum(acc, acc, v, scratch(2)); break;
+      default: throw Unsupported("the reduction " + std::string(info(op).name));
+    }
+  }
+
+  // Note [Blocked sums]: a row's sum accumulates kSumBlock elements per lane
+  // block into one register, then adds the block into the row total, so
+  // rounding error grows with L / kSumBlock + kSumBlock / V instead of L / V.
+  void flush_sums(Pass& pass) {
+    if (pass.total.empty()) return;
+    Xbyak::Label skip;
+    test(r8, static_cast<int>(kSumBlock - 1));
+    jnz(skip, T_NEAR);
+    for (auto [r, total] : pass.total) {
+      vaddps(vr(total), vr(total), vr(pass.acc[r]));
+      vxorps(vr(pass.acc[r]), vr(pass.acc[r]), vr(pass.acc[r]));
+    }
+    L(skip);
+  }
+
+  // Horizontal reduction of the accumulator; the result, broadcast, is the
+  // reduce op's row constant.
+  void finish_reduction(Pass& pass, int32_t r) {
+    Op op = s_.body[r].op;
+    int acc = pass.acc[r];
+    if (pass.total.count(r)) {
+      vaddps(vr(acc), vr(acc), vr(pass.total[r]));
+      release(pass.total[r]);
+    }
+    vmovups(ptr[rsp + kBounce], vr(acc));
+    Xbyak::Xmm a(0), b(1), s(2);
+    VectorOps<Xbyak::Xmm> x(*this, k_);
+    vmovss(a, dword[rsp + kBounce]);
+    for (int i = 1; i < V; ++i) {
+      vmovss(b, dword[rsp + kBounce + 4 * i]);
+      switch (op) {
+        case Op::Sum: vaddss(a, a, b); break;
+        case Op::Prod: vmulss(a, a, b); break;
+        case Op::Max: x.maximum(a, a, b, s); break;
+        case Op::Min: x.minimum(a, a, b, s); break;
+        default: break;
+      }
+    }
+    vbroadcastss(vr(acc), a);
+    const_reg_[r] = acc;
+  }
+
+  // --- loads and stores -------------------------------------------------------
+
+  Xbyak::Address tail_mask() {
+    std::array<uint32_t, 16> m{};
+    for (int64_t i = 0; i < p_.row_length % V; ++i) m[i] = 0xffffffffu;
+    return k_.lanes(m);
+  }
+
+  // A bool loaded as 0/1 integers becomes a lane mask.
+  void int_to_mask(const Vmm& v) {
+    vcvtdq2ps(v, v);
+    ops_.cmp(v, v, k_(0.0f), Ops::Ne);
+  }
+
+  void load_element(int32_t k, const Vmm& dst, bool tail) {
+    const KernelInput& in = s_.inputs[k];
+    const int64_t stride = p_.inputs[k].inner_stride;
+    mov(rax, qword[rsp + in_slot_ + 8 * k]);
+    if (in.kind == KernelInput::Kind::Arange) {
+      imul(r9, r8, static_cast<int>(stride));
+      add(rax, r9);
+      vmovq(Xbyak::Xmm(0), rax);
+      vpbroadcastd(dst, Xbyak::Xmm(0));
+      std::array<uint32_t, 16> lanes{};
+      for (int i = 0; i < 16; ++i) lanes[i] = static_cast<uint32_t>(i * stride);
+      vpaddd(dst, dst, k_.lanes(lanes));
+      vcvtdq2ps(dst, dst);
+      mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
+      vbroadcastss(scratch(0), dword[r10 + 8 * k + 4]);
+      vbroadcastss(scratch(1), dword[r10 + 8 * k]);
+      vfmadd213ps(dst, scratch(0), scratch(1));
+      return;
+    }
+    const int size = static_cast<int>(itemsize(in.dtype));
+    if (stride != 1) {  // a gather (float32 only: check_supported)
+      std::array<uint32_t, 16> lanes{};
+      for (int i = 0; i < 16; ++i) lanes[i] = static_cast<uint32_t>(i * stride);
+      imul(r9, r8, static_cast<int>(stride * size));
+      add(rax, r9);
+      vmovups(scratch(3), k_.lanes(lanes));
+      vxorps(dst, dst, dst);
+      if constexpr (kZmm) {
+        if (tail) kmovw(k3, k1);
+        else kxnorw(k3, k3, k3);
+        vgatherdps(dst | k3, ptr[rax + scratch(3) * 4]);
+      } else {
+        if (tail) vmovups(scratch(4), tail_mask());
+        else vpcmpeqd(scratch(4), scratch(4), scratch(4));
+        vgatherdps(dst, ptr[rax + scratch(3) * 4], scratch(4));
+      }
+      return;
+    }
+    Xbyak::RegExp at = rax + r8 * size;
+    if (tail && !kZmm) {
+      if (in.dtype == DType::Float32) {
+        vmovups(scratch(4), tail_mask());
+        vmaskmovps(dst, scratch(4), ptr[at]);
+        return;
+      }
+      bounce_in(size);  // the partial vector, copied to the stack
+      at = rsp + kBounce;
+      tail = false;
+    }
+    switch (in.dtype) {
+      case DType::Float32:
+        if constexpr (kZmm) {
+          if (tail) {
+            vmovups(dst | k1 | T_z, ptr[at]);
+            break;
+          }
+        }
+        vmovups(dst, ptr[at]);
+        break;
+      case DType::Float16:
+        if constexpr (kZmm) {
+          if (tail) {
+            vcvtph2ps(dst | k1 | T_z, ptr[at]);
+            break;
+          }
+        }
+        vcvtph2ps(dst, ptr[at]);
+        break;
+      case DType::BFloat16:
+        if constexpr (kZmm) {
+          if (tail) {
+            vpmovzxwd(dst | k1 | T_z, ptr[at]);
+            vpslld(dst, dst, 16);
+            break;
+          }
+        }
+        vpmovzxwd(dst, ptr[at]);
+        vpslld(dst, dst, 16);
+        break;
+      case DType::Bool:
+        if constexpr (kZmm) {
+          if (tail) {
+            vpmovzxbd(dst | k1 | T_z, ptr[at]);
+            int_to_mask(dst);
+            break;
+          }
+        }
+        vpmovzxbd(dst, ptr[at]);
+        int_to_mask(dst);
+        break;
+      default: throw Unsupported("loads of " + std::string(name(in.dtype)));
+    }
+  }
+
+  // Copies the row's last partial vector (elements r8 .. L) of `size`-byte
+  // elements at rax into the zeroed bounce area (AVX2 has no masked loads of
+  // 8- and 16-bit elements).
+  void bounce_in(int size) {
+    vxorps(Xbyak::Ymm(0), Xbyak::Ymm(0), Xbyak::Ymm(0));
+    vmovups(ptr[rsp + kBounce], Xbyak::Ymm(0));
+    for (int i = 0; i < p_.row_length % V; ++i) {
+      if (size == 2) {
+        movzx(r9d, word[rax + r8 * 2 + 2 * i]);
+        mov(word[rsp + kBounce + 2 * i], r9w);
+      } else {
+        movzx(r9d, byte[rax + r8 + i]);
+        mov(byte[rsp + kBounce + i], r9b);
+      }
+    }
+  }
+
+  void bounce_out(int size) {  // the partial vector at the bounce area to r8.. at rax
+    for (int i = 0; i < p_.row_length % V; ++i) {
+      if (size == 2) {
+        movzx(r9d, word[rsp + kBounce + 2 * i]);
+        mov(word[rax + r8 * 2 + 2 * i], r9w);
+      } else {
+        movzx(r9d, byte[rsp + kBounce + i]);
+        mov(byte[rax + r8 + i], r9b);
+      }
+    }
+  }
+
+  void load_constant(int32_t k, const Vmm& dst) {
+    const KernelInput& in = s_.inputs[k];
+    Xbyak::Xmm x0(0);
+    switch (in.kind) {
+      case KernelInput::Kind::Scalar:
+        mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
+        vbroadcastss(dst, dword[r10 + 8 * k]);
+        if (in.dtype == DType::Bool) ops_.cmp(dst, dst, k_(0.0f), Ops::Ne);
+        return;
+      case KernelInput::Kind::Arange:
+        mov(rax, qword[rsp + in_slot_ + 8 * k]);
+        vcvtsi2ss(x0, x0, rax);
+        mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
+        vmulss(x0, x0, dword[r10 + 8 * k + 4]);
+        vaddss(x0, x0, dword[r10 + 8 * k]);
+        vbroadcastss(dst, x0);
+        return;
+      case KernelInput::Kind::Buffer: break;
+    }
+    mov(rax, qword[rsp + in_slot_ + 8 * k]);
+    switch (in.dtype) {
+      case DType::Float32: vbroadcastss(dst, dword[rax]); return;
+      case DType::Float16:
+        movzx(r9d, word[rax]);
+        vmovd(x0, r9d);
+        vcvtph2ps(x0, x0);
+        vbroadcastss(dst, x0);
+        return;
+      case DType::BFloat16:
+        movzx(r9d, word[rax]);
+        shl(r9d, 16);
+        vmovd(x0, r9d);
+        vbroadcastss(dst, x0);
+        return;
+      case DType::Bool:
+        movzx(r9d, byte[rax]);
+        vmovd(x0, r9d);
+        vpbroadcastd(dst, x0);
+        int_to_mask(dst);
+        return;
+      default: throw Unsupported("loads of " + std::string(name(in.dtype)));
+    }
+  }
+
+  // float32 lanes to bfloat16 bits in the low half of each 32-bit lane,
+  // rounding to nearest even; NaN stays a quiet NaN.
+  void to_bf16_bits(const Vmm& dst, const Vmm& x) {
+    vpsrld(scratch(1), x, 16);
+    vandps(scratch(1), scratch(1), k_.bits_of(1));
+    vpaddd(scratch(1), scratch(1), k_.bits_of(0x7fff));
+    vpaddd(dst, x, scratch(1));
+    vpsrld(dst, dst, 16);
+    ops_.cmp(scratch(1), x, x, Ops::Unord);
+    vmovaps(scratch(2), k_.bits_of(0x7fc0));
+    ops_.blend(dst, dst, scratch(2), scratch(1));
+  }
+
+  void store_element(size_t k, const Vmm& x, bool tail) {
+    const KernelOutput& o = s_.outputs[k];
+    const int size = static_cast<int>(itemsize(o.dtype));
+    mov(rax, qword[rsp + out_slot_ + 8 * static_cast<int>(k)]);
+    Xbyak::Address at = ptr[rax + r8 * size];
+    if constexpr (kZmm) {
+      const Xbyak::Ymm y0(0);
+      switch (o.dtype) {
+        case DType::Float32: tail ? vmovups(at | k1, x) : vmovups(at, x); return;
+        case DType::Float16: tail ? vcvtps2ph(at | k1, x, 0) : vcvtps2ph(at, x, 0); return;
+        case DType::BFloat16:
+          to_bf16_bits(scratch(0), x);
+          tail ? vpmovdw(at | k1, scratch(0)) : vpmovdw(at, scratch(0));
+          return;
+        case DType::Bool:
+          vpsrld(scratch(0), x, 31);
+          tail ? vpmovdb(at | k1, scratch(0)) : vpmovdb(at, scratch(0));
+          return;
+        default: break;
+      }
+      (void)y0;
+    } else {
+      const Xbyak::Xmm x0(0), x1(1);
+      switch (o.dtype) {
+        case DType::Float32:
+          if (tail) {
+            vmovups(scratch(4), tail_mask());
+            vmaskmovps(at, scratch(4), x);
+          } else {
+            vmovups(at, x);
+          }
+          return;
+        case DType::Float16: vcvtps2ph(x0, x, 0); break;
+        case DType::BFloat16:
+          to_bf16_bits(scratch(0), x);
+          vextracti128(x1, scratch(0), 1);
+          vpackusdw(x0, x0, x1);
+          break;
+        case DType::Bool:
+          vpsrld(scratch(0), x, 31);
+          vextracti128(x1, scratch(0), 1);
+          vpackusdw(x0, x0, x1);
+          vpackuswb(x0, x0, x0);
+          break;
+        default: throw Unsupported("stores of " + std::string(name(o.dtype)));
+      }
+      if (!tail) {
+        if (size == 2) vmovdqu(at, x0);
+        else vmovq(at, x0);
+        return;
+      }
+      vmovdqu(ptr[rsp + kBounce], x0);
+      bounce_out(size);
+      return;
+    }
+    throw Unsupported("stores of " + std::string(name(o.dtype)));
+  }
+
+  void store_scalar(size_t k, const Vmm& x) {
+    const KernelOutput& o = s_.outputs[k];
+    mov(rax, qword[rsp + out_slot_ + 8 * static_cast<int>(k)]);
+    Xbyak::Xmm x0(0), xv(x.getIdx());
+    switch (o.dtype) {
+      case DType::Float32: vmovss(dword[rax], xv); return;
+      case DType::Float16:
+        vcvtps2ph(x0, xv, 0);
+        vpextrw(word[rax], x0, 0);
+        return;
+      case DType::BFloat16:
+        vmovd(r9d, xv);
+        mov(r10d, r9d);
+        shr(r10d, 16);
+        and_(r10d, 1);
+        add(r9d, 0x7fff);
+        add(r9d, r10d);
+        shr(r9d, 16);
+        mov(word[rax], r9w);
+        return;
+      case DType::Bool:
+        vmovd(r9d, xv);
+        shr(r9d, 31);
+        mov(byte[rax], r9b);
+        return;
+      default: throw Unsupported("stores of " + std::string(name(o.dtype)));
+    }
+  }
+
+  // --- element-wise ops -------------------------------------------------------
+
+  template <class Arg>
+  void compute(const KernelOp& op, const Vmm& d, Arg arg) {
+    current_ = &op;
+    auto a = [&] { return arg(op.args[0]); };
+    auto b = [&] { return arg(op.args[1]); };
+    const Vmm s0 = scratch(0), s1 = scratch(1), s2 = scratch(2), s3 = scratch(3), s4 = scratch(4);
+    switch (op.op) {
+      case Op::Add: vaddps(d, a(), b()); return;
+      case Op::Sub: vsubps(d, a(), b()); return;
+      case Op::Mul: vmulps(d, a(), b()); return;
+      case Op::Div: vdivps(d, a(), b()); return;
+      case Op::Maximum: ops_.maximum(d, a(), b(), s0); return;
+      case Op::Minimum: ops_.minimum(d, a(), b(), s0); return;
+      case Op::Eq: ops_.cmp(d, a(), b(), Ops::Eq); return;
+      case Op::Ne: ops_.cmp(d, a(), b(), Ops::Ne); return;
+      case Op::Lt: ops_.cmp(d, a(), b(), Ops::Lt); return;
+      case Op::Le: ops_.cmp(d, a(), b(), Ops::Le); return;
+      case Op::Gt: ops_.cmp(d, a(), b(), Ops::Gt); return;
+      case Op::Ge: ops_.cmp(d, a(), b(), Ops::Ge); return;
+      case Op::LogicalAnd: vandps(d, truth(0, a(), s0), truth(1, b(), s1)); return;
+      case Op::LogicalOr: vorps(d, truth(0, a(), s0), truth(1, b(), s1)); return;
+      case Op::LogicalNot: vxorps(d, truth(0, a(), s0), k_.bits_of(0xffffffff)); return;
+      case Op::Where: ops_.blend(d, arg(op.args[2]), b(), a()); return;
+      case Op::Neg: vxorps(d, a(), k_.bits_of(0x80000000)); return;
+      case Op::Abs: vandps(d, a(), k_.bits_of(0x7fffffff)); return;
+      case Op::Sign:
+        // NaN -> NaN, 0 -> 0, else +-1.
+        ops_.cmp(s0, a(), a(), Ops::Unord);
+        vandps(d, a(), s0);
+        ops_.cmp(s0, a(), k_(0.0f), Ops::Gt);
+        vmovaps(s1, k_(1.0f));
+        ops_.blend(d, d, s1, s0);
+        ops_.cmp(s0, a(), k_(0.0f), Ops::Lt);
+        vmovaps(s1, k_(-1.0f));
+        ops_.blend(d, d, s1, s0);
+        return;
+      case Op::Exp: ops_.exp(d, a(), s0, s1, s2); return;
+      case Op::Log: ops_.log(d, a(), s0, s1, s2, s3); return;
+      case Op::Tanh: ops_.tanh(d, a(), s0, s1, s2, s3, s4); return;
+      case Op::Sigmoid: ops_.sigmoid(d, a(), s0, s1, s2, s3); return;
+      case Op::Sqrt: vsqrtps(d, a()); return;
+      case Op::Rsqrt:
+        vsqrtps(s0, a());
+        vmovaps(d, k_(1.0f));
+        vdivps(d, d, s0);
+        return;
+      case Op::Reciprocal:
+        vmovaps(d, k_(1.0f));
+        vdivps(d, d, a());
+        return;
+      case Op::Square: vmulps(d, a(), a()); return;
+      case Op::Relu:
+        vxorps(s0, s0, s0);
+        vmaxps(d, s0, a());  // a when NaN; -0 stays -0, as x < 0 ? 0 : x
+        return;
+      case Op::Floor: ops_.round(d, a(), 1); return;
+      case Op::Ceil: ops_.round(d, a(), 2); return;
+      case Op::Round: ops_.round(d, a(), 0); return;
+      case Op::IsNan: ops_.cmp(d, a(), a(), Ops::Unord); return;
+      case Op::IsInf:
+        vandps(s0, a(), k_.bits_of(0x7fffffff));
+        ops_.cmp(d, s0, k_(INFINITY), Ops::Eq);
+        return;
+      case Op::Copy: vmovaps(d, a()); return;
+      case Op::Cast: cast(op, d, a()); return;
+      case Op::Sum:
+      case Op::Prod:
+      case Op::Max:
+      case Op::Min:
+        // Over no axes, or over size-1 axes only: the value itself.
+        if (s_.body[op.args[0]].dtype != op.dtype) throw Unsupported("a reduction that changes dtype");
+        vmovaps(d, a());
+        return;
+      default: break;
+    }
+    throw Unsupported("the op " + std::string(info(op.op).name));
+  }
+
+  // Argument `i` of the op being computed as a lane mask: a bool already is
+  // one; a number is true when nonzero (NaN too).
+  const Vmm& truth(size_t i, const Vmm& x, const Vmm& s) {
+    if (s_.body[current_->args[i]].dtype == DType::Bool) return x;
+    ops_.cmp(s, x, k_(0.0f), Ops::Ne);
+    return s;
+  }
+
+  void cast(const KernelOp& op, const Vmm& d, const Vmm& x) {
+    DType from = s_.body[op.args[0]].dtype, to = op.dtype;
+    if (from == DType::Bool && to != DType::Bool) {
+      vandps(d, x, k_(1.0f));
+    } else if (from != DType::Bool && to == DType::Bool) {
+      ops_.cmp(d, x, k_(0.0f), Ops::Ne);  // NaN is true, as in NumPy
+    } else if (to == DType::Float16) {  // round to half, back to float
+      using Half = std::conditional_t<kZmm, Xbyak::Ymm, Xbyak::Xmm>;
+      vcvtps2ph(Half(0), x, 0);
+      vcvtph2ps(d, Half(0));
+    } else if (to == DType::BFloat16) {
+      to_bf16_bits(d, x);
+      vpslld(d, d, 16);
+    } else {
+      vmovaps(d, x);
+    }
+  }
+
+  const KernelSpec& s_;
+  const RowPlan& p_;
+  ConstantPool k_;
+  Ops ops_;
+  std::vector<bool> elem_;
+  std::vector<int> stage_;
+  std::vector<int> const_reg_;
+  bool used_[32] = {};
+  int passes_ = 0;
+  const KernelOp* current_ = nullptr;  // the op compute() is emitting
+  std::vector<Pass> passes_plan_;
+  std::vector<int> last_point_;
+  int in_slot_ = 0, out_slot_ = 0, frame_ = 0;
+};
+
+template <class Vmm>
+class GeneratedKernel final : public CompiledKernel {
+ public:
+  GeneratedKernel(RowPlan plan, const KernelSpec& spec) : CompiledKernel(std::move(plan)), gen_(spec, plan_) {
+    gen_.generate();
+  }
+  KernelFn fn() const override { return gen_.template getCode<KernelFn>(); }
+  const uint8_t* code() const override { return gen_.getCode(); }
+  size_t code_size() const override { return gen_.getSize(); }
+
+ private:
+  RowKernelGen<Vmm> gen_;
+};
+
+}  // namespace
+
+std::unique_ptr<CompiledKernel> compile(const KernelSpec& spec, Isa isa, std::string& why) {
+  std::optional<RowPlan> plan = plan_rows(spec, why);
+  if (!plan) return nullptr;
+  try {
+    if (isa == Isa::Avx512) return std::make_unique<GeneratedKernel<Xbyak::Zmm>>(std::move(*plan), spec);
+    return std::make_unique<GeneratedKernel<Xbyak::Ymm>>(std::move(*plan), spec);
+  } catch (const Unsupported& e) {
+    why = std::string("the CPU code generator does not emit ") + e.what() + " yet";
+    return nullptr;
+  } catch (const Xbyak::Error& e) {
+    why = std::string("xbyak: ") + e.what();
+    return nullptr;
+  }
+}
+
+}  // namespace braze::jit

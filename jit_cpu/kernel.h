@@ -1,0 +1,48 @@
+// A generated CPU kernel and how it is launched.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fusion/kernel_spec.h"
+#include "jit_cpu/isa.h"
+#include "jit_cpu/row_plan.h"
+
+namespace braze::jit {
+
+// What a launch passes to generated code (Note [Row kernels]).
+struct LaunchArgs {
+  const std::byte* const* inputs;  // per spec input: base pointer (null for scalars, aranges)
+  std::byte* const* outputs;       // per spec output: dense buffer
+  const float* values;             // per spec input: {scalar or arange start, arange step}
+};
+
+// Runs rows [row_begin, row_end); `start_index` is row_begin's multi-index
+// over the plan's outer axes.
+using KernelFn = void (*)(const LaunchArgs* args, int64_t row_begin, int64_t row_end, const int64_t* start_index);
+
+class CompiledKernel {
+ public:
+  virtual ~CompiledKernel() = default;
+  virtual KernelFn fn() const = 0;
+  virtual const uint8_t* code() const = 0;  // the machine code, for disassembly
+  virtual size_t code_size() const = 0;
+  const RowPlan& plan() const { return plan_; }
+
+ protected:
+  explicit CompiledKernel(RowPlan plan) : plan_(std::move(plan)) {}
+  RowPlan plan_;
+};
+
+// Bump when generated code changes for the same spec: part of the cache key.
+inline constexpr int kCodegenVersion = 1;
+
+// The generated kernel, or null with `why` set when the spec uses what the
+// generator does not emit yet (those specs run on the spec interpreter).
+std::unique_ptr<CompiledKernel> compile(const KernelSpec& spec, Isa isa, std::string& why);
+
+}  // namespace braze::jit

@@ -1,0 +1,70 @@
+#include "jit_cpu/kernel_cache.h"
+
+#include <algorithm>
+
+#include "jit_cpu/thread_pool.h"
+
+namespace braze::jit {
+
+KernelCache& KernelCache::get() {
+  static KernelCache cache;
+  return cache;
+}
+
+Lookup KernelCache::find_or_compile(const KernelSpec& spec, Isa isa) {
+  std::string key = kernel_key(spec).hex() + "/" + std::string(name(isa)) + "/v" + std::to_string(kCodegenVersion);
+  // Compiling under the lock keeps "one compile per key" simple; a compile
+  // takes tens of microseconds.
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = entries_.find(key); it != entries_.end()) {
+    Lookup hit = it->second;
+    hit.hit = true;
+    return hit;
+  }
+  Lookup fresh;
+  fresh.kernel = compile(spec, isa, fresh.why);
+  entries_.emplace(std::move(key), fresh);
+  return fresh;
+}
+
+void KernelCache::clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_.clear();
+}
+
+size_t KernelCache::size() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.size();
+}
+
+void launch(const CompiledKernel& kernel, const KernelSpec& spec, std::span<const KernelArg> inputs,
+            std::span<std::byte* const> outputs) {
+  const RowPlan& plan = kernel.plan();
+  std::vector<const std::byte*> in(inputs.size());
+  std::vector<float> values(2 * inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    in[k] = inputs[k].data;
+    bool real = is_float(spec.inputs[k].dtype);
+    for (int j = 0; j < 2; ++j)
+      values[2 * k + j] = real ? static_cast<float>(inputs[k].real[j]) : static_cast<float>(inputs[k].integer[j]);
+  }
+  LaunchArgs args{in.data(), outputs.data(), values.data()};
+  const int64_t rows = plan.rows();
+  if (rows == 0) return;
+  ThreadPool& pool = ThreadPool::get();
+  int64_t chunks = 1;
+  if (rows * std::max<int64_t>(plan.row_length, 1) >= kParallelThreshold)
+    chunks = std::min<int64_t>(rows, 4 * pool.size());
+  KernelFn fn = kernel.fn();
+  pool.run(chunks, [&](int64_t c) {
+    int64_t begin = rows * c / chunks, end = rows * (c + 1) / chunks;
+    std::vector<int64_t> index(plan.outer.size());
+    for (int64_t d = static_cast<int64_t>(plan.outer.size()) - 1, r = begin; d >= 0; --d) {
+      index[d] = r % plan.outer[d];
+      r /= plan.outer[d];
+    }
+    fn(&args, begin, end, index.data());
+  });
+}
+
+}  // namespace braze::jit

@@ -1,0 +1,65 @@
+#include "jit_cpu/row_plan.h"
+
+#include <algorithm>
+
+namespace braze::jit {
+
+int64_t RowPlan::rows() const { return numel(outer); }
+
+std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why) {
+  const Shape& d = spec.domain;
+  auto reduced = [&](size_t axis) {
+    return std::binary_search(spec.reduce_axes.begin(), spec.reduce_axes.end(), static_cast<int64_t>(axis));
+  };
+  // Axes of the domain that survive: size > 1.
+  std::vector<size_t> axes;
+  for (size_t a = 0; a < d.size(); ++a)
+    if (d[a] != 1) axes.push_back(a);
+  // Groups of adjacent kept axes that merge: same reduced-ness, and every
+  // strided input walks them as one axis.
+  auto mergeable = [&](size_t a, size_t b) {  // a directly before b among kept axes
+    if (reduced(a) != reduced(b)) return false;
+    for (const KernelInput& in : spec.inputs) {
+      if (in.kind == KernelInput::Kind::Scalar) continue;
+      if (in.space == Space::Reduced && reduced(a)) continue;  // both are size 1 there
+      if (in.view.strides[a] != in.view.strides[b] * d[b]) return false;
+    }
+    return true;
+  };
+  std::vector<std::vector<size_t>> groups;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    if (k > 0 && mergeable(axes[k - 1], axes[k])) groups.back().push_back(axes[k]);
+    else groups.push_back({axes[k]});
+  }
+  for (size_t g = 0; g + 1 < groups.size(); ++g) {
+    if (reduced(groups[g][0])) {
+      why = "it reduces over an axis that is not innermost";
+      return std::nullopt;
+    }
+  }
+  RowPlan plan;
+  plan.reduces = !groups.empty() && reduced(groups.back()[0]);
+  auto extent = [&](const std::vector<size_t>& g) {
+    int64_t n = 1;
+    for (size_t a : g) n *= d[a];
+    return n;
+  };
+  // An empty group list is a single element: one row of length 1.
+  if (!groups.empty()) plan.row_length = extent(groups.back());
+  for (size_t g = 0; g + 1 < groups.size(); ++g) plan.outer.push_back(extent(groups[g]));
+  if (groups.size() <= 1) plan.outer = {};
+  for (const KernelInput& in : spec.inputs) {
+    RowPlan::Access acc;
+    if (in.kind != KernelInput::Kind::Scalar) {
+      acc.offset = in.view.offset;
+      // A merged group's stride is its last axis's stride.
+      for (size_t g = 0; g + 1 < groups.size(); ++g) acc.outer_strides.push_back(in.view.strides[groups[g].back()]);
+      if (!groups.empty() && !(in.space == Space::Reduced && plan.reduces))
+        acc.inner_stride = in.view.strides[groups.back().back()];
+    }
+    plan.inputs.push_back(std::move(acc));
+  }
+  return plan;
+}
+
+}  // namespace braze::jit
