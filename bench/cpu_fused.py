@@ -1,0 +1,99 @@
+"""Memory-bound CPU workloads of shared/bench/WORKLOADS.md, braze beside NumPy
+(and numexpr where installed), in one process. Prints per workload and system
+the best-of-7 time, the roofline ratio against a streaming-copy probe run just
+before it, and braze's kernel count. First (compile) run reported apart.
+
+Run: PYTHONPATH=build/python .venv/bin/python bench/cpu_fused.py
+Not yet here: colsum (outer-axis reductions are interpreted today), mlp,
+small_chain and loop (they need the library ops and the program cache).
+"""
+import time
+
+import numpy as np
+
+import braze as bz
+
+try:
+    import numexpr as ne
+except ImportError:
+    ne = None
+
+REPS = 7
+
+
+def best(f):
+    f()
+    times = []
+    for _ in range(REPS):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def copy_bandwidth():
+    """Bytes/s of a read-N, write-N float32 copy, N = 16M (NumPy's copy)."""
+    src = np.ones(16 << 20, dtype=np.float32)
+    dst = np.empty_like(src)
+    t = best(lambda: np.copyto(dst, src))
+    return 2 * src.nbytes / t
+
+
+def np_softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def np_layernorm(x, g, b):
+    m = x.mean(-1, keepdims=True)
+    c = x - m
+    return c / np.sqrt((c * c).mean(-1, keepdims=True) + 1e-5) * g + b
+
+
+def main():
+    rng = np.random.default_rng(0)
+    x16 = rng.standard_normal(16 << 20, dtype=np.float32)
+    X = rng.standard_normal((4096, 4096), dtype=np.float32)
+    b = rng.standard_normal(4096, dtype=np.float32)
+    s = rng.standard_normal((4096, 1), dtype=np.float32)
+    L = rng.standard_normal((16384, 1024), dtype=np.float32)
+    g = rng.standard_normal(1024, dtype=np.float32)
+    be = rng.standard_normal(1024, dtype=np.float32)
+    tx16, tX, tb, ts, tL, tg, tbe = map(bz.tensor, (x16, X, b, s, L, g, be))
+
+    def gelu(x, m):
+        return 0.5 * x * (1 + m.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+
+    workloads = [
+        ("gelu_16M", 2 * x16.nbytes,
+         lambda: 0.5 * tx16 * (1 + bz.tanh(0.7978845608 * (tx16 + 0.044715 * tx16 * tx16 * tx16))),
+         {"numpy": lambda: gelu(x16, np),
+          "numexpr": ne and (lambda: ne.evaluate("0.5*x*(1+tanh(0.7978845608*(x+0.044715*x**3)))", {"x": x16}))}),
+        ("bias_relu_scale", 2 * X.nbytes, lambda: bz.maximum(tX + tb, 0.0) * ts,
+         {"numpy": lambda: np.maximum(X + b, 0) * s,
+          "numexpr": ne and (lambda: ne.evaluate("where(X + b > 0, X + b, 0) * s", {"X": X, "b": b, "s": s}))}),
+        ("softmax_rows", 2 * X.nbytes, lambda: bz.softmax(tX), {"numpy": lambda: np_softmax(X)}),
+        ("layernorm", 2 * L.nbytes, lambda: bz.layer_norm(tL, tg, tbe), {"numpy": lambda: np_layernorm(L, g, be)}),
+        ("transpose_add", 2 * X.nbytes, lambda: tX.T + tX, {"numpy": lambda: X.T + X}),
+    ]
+    print(f"{'workload':16} {'system':8} {'time ms':>9} {'roofline':>9} {'kernels':>8}  note")
+    for name, min_bytes, build, peers in workloads:
+        bw = copy_bandwidth()
+        bz.reset_stats()
+        t0 = time.perf_counter()
+        build().numpy()
+        first = time.perf_counter() - t0
+        kernels = bz.stats()["kernels_launched"]
+        interp = bz.stats()["kernels_interpreted"]
+        t = best(lambda: build().numpy())
+        note = f"first run {first * 1e3:.1f} ms" + (f", {interp} interpreted" if interp else "")
+        print(f"{name:16} {'braze':8} {t * 1e3:9.2f} {min_bytes / bw / t:9.3f} {kernels:8d}  {note}")
+        for peer, f in peers.items():
+            if f is None:
+                continue
+            tp = best(f)
+            print(f"{name:16} {peer:8} {tp * 1e3:9.2f} {min_bytes / bw / tp:9.3f} {'':8}  braze is {tp / t:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
