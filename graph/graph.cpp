@@ -1,5 +1,6 @@
 #include "graph/graph.h"
 
+#include <bit>
 #include <functional>
 
 #include "graph/check.h"
@@ -17,6 +18,12 @@ void hash_range(size_t& seed, const std::vector<T>& xs) {
   for (const T& x : xs) hash_combine(seed, std::hash<T>{}(x));
 }
 
+// Reals hash by bit pattern, matching Attr's equality (-0.0 != 0.0).
+void hash_reals(size_t& seed, const std::vector<double>& xs) {
+  hash_combine(seed, xs.size());
+  for (double x : xs) hash_combine(seed, std::hash<uint64_t>{}(std::bit_cast<uint64_t>(x)));
+}
+
 }  // namespace
 
 size_t NodeHash::operator()(const Node& n) const {
@@ -26,7 +33,7 @@ size_t NodeHash::operator()(const Node& n) const {
   hash_combine(h, std::hash<int64_t>{}(n.view.offset));
   hash_range(h, n.inputs);
   hash_range(h, n.attr.ints);
-  hash_range(h, n.attr.reals);
+  hash_reals(h, n.attr.reals);
   return h;
 }
 

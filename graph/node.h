@@ -1,6 +1,8 @@
 // A node of the graph: plain data, inputs by id.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -26,7 +28,15 @@ using NodeId = uint32_t;
 struct Attr {
   std::vector<int64_t> ints;
   std::vector<double> reals;
-  friend bool operator==(const Attr&, const Attr&) = default;
+  // Reals compare by bit pattern, not as doubles: -0.0 and 0.0 are
+  // different constants (1 / -0.0 is -inf) and must not intern to one node,
+  // while a NaN constant must equal itself.
+  friend bool operator==(const Attr& a, const Attr& b) {
+    return a.ints == b.ints &&
+           std::equal(a.reals.begin(), a.reals.end(), b.reals.begin(), b.reals.end(), [](double x, double y) {
+             return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y);
+           });
+  }
 };
 
 struct Node {

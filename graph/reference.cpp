@@ -89,8 +89,10 @@ class NodeEvaluator {
     bool real = is_float(n.dtype);
     for (int64_t i = 0; i < out.numel(); ++i) {
       if (real) {
-        double start = n.attr.reals[0], step = n.op == Op::Arange ? n.attr.reals[1] : 0;
-        store_double(n.dtype, out.data.get(), i, start + static_cast<double>(i) * step);
+        // A constant is stored as it is: -0.0 + 0 * 0 would be +0.0.
+        double start = n.attr.reals[0];
+        double v = n.op == Op::Arange ? start + static_cast<double>(i) * n.attr.reals[1] : start;
+        store_double(n.dtype, out.data.get(), i, v);
       } else {
         int64_t start = n.attr.ints[0], step = n.op == Op::Arange ? n.attr.ints[1] : 0;
         store_int(n.dtype, out.data.get(), i, start + i * step);
@@ -163,8 +165,8 @@ class NodeEvaluator {
       return;
     }
     switch (op) {
-      case Op::Sum: acc += v; return;
-      case Op::Prod: acc *= v; return;
+      case Op::Sum: acc = fn::wrap_add(acc, v); return;
+      case Op::Prod: acc = fn::wrap_mul(acc, v); return;
       case Op::Max: acc = fn::Maximum{}(acc, v); return;
       case Op::Min: acc = fn::Minimum{}(acc, v); return;
       case Op::ArgMax:

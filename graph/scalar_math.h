@@ -25,12 +25,23 @@ using std::ceil, std::copysign, std::cos, std::erf, std::exp, std::exp2, std::ex
 template <class T>
 inline constexpr bool kIsFloat = static_cast<T>(0.5) != static_cast<T>(0);
 
+// Integer +, -, * and negation wrap around in two's complement, as NumPy's
+// do. Signed overflow is undefined behaviour in C++, so integer arithmetic
+// goes through unsigned long long, whose low bits are the wrapped result
+// for every integer width; converting back to T is modular (C++20, and
+// CUDA's conversion does the same).
+using Wide = unsigned long long;
+template <class T> BRAZE_HD T wrap_add(T a, T b) { if constexpr (kIsFloat<T>) return a + b; else return T(Wide(a) + Wide(b)); }
+template <class T> BRAZE_HD T wrap_sub(T a, T b) { if constexpr (kIsFloat<T>) return a - b; else return T(Wide(a) - Wide(b)); }
+template <class T> BRAZE_HD T wrap_mul(T a, T b) { if constexpr (kIsFloat<T>) return a * b; else return T(Wide(a) * Wide(b)); }
+
 template <class T> BRAZE_HD T nan_value() { return static_cast<T>(0.0 / 0.0); }
 template <class T> BRAZE_HD bool is_nan(T x) { if constexpr (kIsFloat<T>) return x != x; else return false; }
 
 // Unary.
-struct Neg { template <class T> BRAZE_HD T operator()(T x) const { return -x; } };
-struct Abs { template <class T> BRAZE_HD T operator()(T x) const { return x < 0 ? -x : (x == 0 ? T(0) : x); } };
+struct Neg { template <class T> BRAZE_HD T operator()(T x) const { return wrap_sub(T(0), x); } };
+// abs of the most negative integer wraps to itself, as in NumPy.
+struct Abs { template <class T> BRAZE_HD T operator()(T x) const { return x < 0 ? wrap_sub(T(0), x) : (x == 0 ? T(0) : x); } };
 struct Sign {
   template <class T> BRAZE_HD T operator()(T x) const {
     if (is_nan(x)) return x;
@@ -46,7 +57,7 @@ struct Log1p { template <class T> BRAZE_HD T operator()(T x) const { return log1
 struct Sqrt { template <class T> BRAZE_HD T operator()(T x) const { return sqrt(x); } };
 struct Rsqrt { template <class T> BRAZE_HD T operator()(T x) const { return T(1) / sqrt(x); } };
 struct Reciprocal { template <class T> BRAZE_HD T operator()(T x) const { return T(1) / x; } };
-struct Square { template <class T> BRAZE_HD T operator()(T x) const { return x * x; } };
+struct Square { template <class T> BRAZE_HD T operator()(T x) const { return wrap_mul(x, x); } };
 struct Sin { template <class T> BRAZE_HD T operator()(T x) const { return sin(x); } };
 struct Cos { template <class T> BRAZE_HD T operator()(T x) const { return cos(x); } };
 struct Tanh { template <class T> BRAZE_HD T operator()(T x) const { return tanh(x); } };
@@ -72,9 +83,9 @@ struct Cast { template <class T> BRAZE_HD T operator()(T x) const { return x; } 
 struct Copy { template <class T> BRAZE_HD T operator()(T x) const { return x; } };
 
 // Binary.
-struct Add { template <class T> BRAZE_HD T operator()(T a, T b) const { return a + b; } };
-struct Sub { template <class T> BRAZE_HD T operator()(T a, T b) const { return a - b; } };
-struct Mul { template <class T> BRAZE_HD T operator()(T a, T b) const { return a * b; } };
+struct Add { template <class T> BRAZE_HD T operator()(T a, T b) const { return wrap_add(a, b); } };
+struct Sub { template <class T> BRAZE_HD T operator()(T a, T b) const { return wrap_sub(a, b); } };
+struct Mul { template <class T> BRAZE_HD T operator()(T a, T b) const { return wrap_mul(a, b); } };
 struct Div { template <class T> BRAZE_HD T operator()(T a, T b) const { return a / b; } };
 struct Pow {
   template <class T> BRAZE_HD T operator()(T a, T b) const {
@@ -85,8 +96,8 @@ struct Pow {
       // (NumPy raises; a kernel cannot, and only 1 and -1 survive it).
       if (b < 0) return a == 1 ? T(1) : (a == -1 ? (b % 2 ? T(-1) : T(1)) : T(0));
       T r = 1;
-      for (; b; b >>= 1, a *= a)
-        if (b & 1) r *= a;
+      for (; b; b >>= 1, a = wrap_mul(a, a))
+        if (b & 1) r = wrap_mul(r, a);
       return r;
     }
   }
@@ -114,7 +125,8 @@ struct Mod {
       else if (r == 0) r = copysign(T(0), b);  // a zero takes the divisor's sign too: -4.0 % 2.0 is +0.0
       return r;
     } else {
-      if (b == 0) return T(0);
+      // x % 0 is 0; x % -1 is 0 too, and must not divide: MIN % -1 traps.
+      if (b == 0 || b == T(-1)) return T(0);
       T r = a % b;
       if (r != 0 && ((r < 0) != (b < 0))) r += b;
       return r;

@@ -87,13 +87,16 @@ std::string graph_to_json(const Graph& g, std::span<const Array> inputs) {
 SavedGraph graph_from_json(std::string_view text) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   BRAZE_CHECK(!doc.is_discarded(), "load_graph: not valid JSON");
-  BRAZE_CHECK(doc.is_object() && doc.value("format", "") == kFormatName,
-              "load_graph: not a braze graph (no \"format\": \"", kFormatName, "\")");
-  int version = doc.value("version", 0);
-  BRAZE_CHECK(version == kGraphFormatVersion, "load_graph: format version ", version,
-              " is not supported (this braze reads version ", kGraphFormatVersion, ")");
   SavedGraph out;
+  // The header is read inside the try too: json::value() throws a
+  // json::type_error when a field has the wrong type ("version": "1"), which
+  // must reach the user as a load_graph error, not a raw nlohmann exception.
   try {
+    BRAZE_CHECK(doc.is_object() && doc.value("format", "") == kFormatName,
+                "load_graph: not a braze graph (no \"format\": \"", kFormatName, "\")");
+    int version = doc.value("version", 0);
+    BRAZE_CHECK(version == kGraphFormatVersion, "load_graph: format version ", version,
+                " is not supported (this braze reads version ", kGraphFormatVersion, ")");
     std::vector<NodeId> ids;  // file index -> id in the rebuilt graph
     for (const json& jn : doc.at("nodes")) {
       std::string op_name = jn.at("op").get<std::string>();
