@@ -7,6 +7,7 @@
 
 #include "graph/check.h"
 #include "graph/half.h"
+#include "graph/host_memory.h"
 
 namespace braze {
 
@@ -37,11 +38,9 @@ Array allocate_array(DType dtype, Shape shape) {
   Array a;
   a.dtype = dtype;
   a.shape = std::move(shape);
-  size_t bytes = std::max<size_t>(a.bytes(), 1);
-  size_t rounded = (bytes + 63) / 64 * 64;
-  auto* p = static_cast<std::byte*>(::operator new[](rounded, std::align_val_t{64}));
-  std::memset(p, 0, rounded);
-  a.data = std::shared_ptr<std::byte[]>(p, [](std::byte* q) { ::operator delete[](q, std::align_val_t{64}); });
+  // Not zeroed: every producer writes every element, and a memset would be
+  // one more pass over memory than a fused kernel makes.
+  a.data = allocate_host_block(a.bytes());
   return a;
 }
 

@@ -21,7 +21,7 @@ struct Array {
 
 // Where arrays come from; the runtime passes one that counts allocations.
 using ArrayAllocator = std::function<Array(DType, Shape)>;
-Array allocate_array(DType dtype, Shape shape);  // plain aligned allocation
+Array allocate_array(DType dtype, Shape shape);  // 64-byte aligned, uninitialised (graph/host_memory.h)
 
 // Element access by element index. Loads widen to the compute type
 // (double for floats, int64_t for ints and bool); stores narrow and round.
