@@ -16,6 +16,8 @@
 #include <map>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "jit_cpu/kernel.h"
 #include "jit_cpu/vector_ops.h"
 
@@ -33,6 +35,24 @@ bool in_registers(DType t) {
 
 bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
+// Note [Streaming stores]
+// A store to memory not in cache first reads the line (read for ownership),
+// so a kernel that writes an output far larger than the last-level cache
+// moves 3 bytes per byte it reads-and-writes, where a copy with
+// non-temporal stores moves 2. Such outputs are written with vmovntps,
+// which needs aligned addresses: it is used when every row of a float32
+// output starts on a vector boundary (rows a multiple of the vector width;
+// launch checks the buffers are 64-byte aligned) and for full vectors only.
+// Below the threshold the output is likely read again soon from cache by
+// the next kernel, and a cached store is better.
+int64_t streaming_store_threshold() {
+  static const int64_t bytes = [] {
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return std::max<int64_t>(l3 > 0 ? l3 : 0, int64_t{8} << 20);
+  }();
+  return bytes;
+}
+
 template <class Vmm>
 class RowKernelGen : public Xbyak::CodeGenerator {
   using Ops = VectorOps<Vmm>;
@@ -41,6 +61,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   static constexpr int kNumRegs = kZmm ? 32 : 16;
   static constexpr int kScratch = 5;              // v0..v4: temporaries inside one op
   static constexpr int64_t kSumBlock = 16 * V;    // Note [Blocked sums]
+  static constexpr int G = 64;                    // Note [Tiled transposes]: rows per group
+  static constexpr int W = 16;                    // and columns per block: a cache line of floats
 
   // Stack frame.
   static constexpr int kBounce = 0;     // 128 bytes: tails and horizontal reductions
@@ -50,13 +72,18 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   RowKernelGen(const KernelSpec& spec, const RowPlan& plan)
       : CodeGenerator(4096, Xbyak::AutoGrow), s_(spec), p_(plan), k_(*this), ops_(*this, k_) {}
 
+  bool streams() const { return stream_; }
+
   void generate() {
     check_supported();
     analyse();
+    decide_streaming();
+    decide_tiling();
     const int outer = static_cast<int>(p_.outer.size());
     in_slot_ = kIndex + 8 * outer;
     out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
-    frame_ = (out_slot_ + 8 * static_cast<int>(s_.outputs.size()) + 15) / 16 * 16 + 8;
+    tile_slot_ = out_slot_ + 8 * static_cast<int>(s_.outputs.size());
+    frame_ = (tile_slot_ + tiles_ * G * W * 4 + 15) / 16 * 16 + 8;
 
     sub(rsp, frame_);
     for (int d = 0; d < outer; ++d) {
@@ -72,13 +99,34 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     L(row_loop);
     cmp(rsi, rdx);
     jge(done, T_NEAR);
+    if (tiles_ > 0) {
+      // G rows at once when they are G aligned rows of one tile group.
+      Xbyak::Label single;
+      mov(rax, qword[rsp + kIndex + 8 * (outer - 1)]);
+      test(rax, G - 1);
+      jnz(single, T_NEAR);
+      add(rax, G);
+      mov(r9, p_.outer.back());
+      cmp(rax, r9);
+      jg(single, T_NEAR);
+      lea(r9, ptr[rsi + G]);
+      cmp(r9, rdx);
+      jg(single, T_NEAR);
+      row_pointers();
+      group_body();
+      next_row(G);
+      add(rsi, G);
+      jmp(row_loop, T_NEAR);
+      L(single);
+    }
     row_pointers();
     row_body();
-    next_row();
+    next_row(1);
     inc(rsi);
     jmp(row_loop, T_NEAR);
     L(done);
     add(rsp, frame_);
+    if (stream_) sfence();  // streaming stores are weakly ordered: publish them before returning
     vzeroupper();
     ret();
     k_.emit();
@@ -145,6 +193,17 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   bool stored_per_element(const KernelOutput& o) const { return o.space == Space::Full || !p_.reduces; }
 
+  void decide_streaming() {
+    if (p_.row_length % V != 0) return;
+    int64_t bytes = 0;
+    for (const KernelOutput& o : s_.outputs) {
+      if (!stored_per_element(o)) continue;
+      if (o.dtype != DType::Float32) return;
+      bytes += p_.rows() * p_.row_length * 4;
+    }
+    stream_ = bytes >= streaming_store_threshold();
+  }
+
   // --- registers ------------------------------------------------------------
 
   int alloc() {
@@ -194,10 +253,13 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     }
   }
 
-  void next_row() {
+  // Advances the outer index by `step` rows (step > 1 only within the last
+  // axis, which it then does not pass).
+  void next_row(int step) {
     Xbyak::Label carried;
     for (int d = static_cast<int>(p_.outer.size()) - 1; d >= 0; --d) {
-      inc(qword[rsp + kIndex + 8 * d]);
+      if (d == static_cast<int>(p_.outer.size()) - 1 && step > 1) add(qword[rsp + kIndex + 8 * d], step);
+      else inc(qword[rsp + kIndex + 8 * d]);
       mov(rax, p_.outer[d]);
       cmp(qword[rsp + kIndex + 8 * d], rax);
       jl(carried, T_NEAR);
@@ -367,6 +429,135 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     for (auto [v, r] : reg) release(r);
   }
 
+  // --- transposed inputs, V rows at a time ---------------------------------
+
+  // Note [Tiled transposes]
+  // An input read across the row with a large stride (x.T) but contiguous
+  // along the last outer axis costs a gather per vector, one cache line per
+  // element. When such inputs exist, the kernel takes G = 16 consecutive
+  // rows of that axis together: for each G-wide column block it loads G x G
+  // of the input as contiguous pieces (G floats, one cache line, per
+  // column), transposes them in registers, and parks the result in a stack
+  // tile from which each of the G rows then reads its vectors. G x G blocks
+  // make every line used up by the access that fetched it, on the input
+  // (one line per column) and on the output (one line per row, written in
+  // one go, which streaming stores need to combine): with 8 x 8 blocks on
+  // AVX2 each half line was fetched or written apart, and strides of a
+  // power of two thrash the cache sets in between. Rows that do not fill a
+  // group, and each group's last partial column block, take the per-row
+  // path (gathers).
+  void decide_tiling() {
+    tile_of_.assign(s_.inputs.size(), -1);
+    if (p_.reduces || p_.outer.empty() || p_.outer.back() < G || p_.row_length < V) return;
+    for (size_t k = 0; k < s_.inputs.size(); ++k) {
+      const KernelInput& in = s_.inputs[k];
+      const RowPlan::Access& a = p_.inputs[k];
+      if (in.kind == KernelInput::Kind::Scalar) continue;
+      if (!fits_int32(a.outer_strides.back() * G * itemsize_of(in.dtype))) return;
+      if (in.kind == KernelInput::Kind::Buffer && !fits_int32(a.inner_stride * W * itemsize_of(in.dtype))) return;
+      if (in.kind == KernelInput::Kind::Buffer && in.dtype == DType::Float32 && a.inner_stride != 0 &&
+          a.inner_stride != 1 && a.outer_strides.back() == 1)
+        tile_of_[k] = tiles_++;
+    }
+    for (const KernelOutput& o : s_.outputs)
+      if (!fits_int32(p_.row_length * G * itemsize_of(o.dtype))) tiles_ = 0;
+  }
+
+  void group_body() {
+    const int64_t L = p_.row_length, full = L - L % W;
+    if (full > 0) {
+      Xbyak::Label loop;
+      xor_(r8, r8);
+      L_(loop);
+      fill_tiles();
+      for (int a = 0; a < G; ++a) group_row(a, 0, W / V, true);
+      add(r8, W);
+      cmp(r8, static_cast<int>(full));
+      jl(loop, T_NEAR);
+    }
+    if (L % W != 0) {  // the rest of each row, per row
+      mov(r8, full);
+      for (int a = 0; a < G; ++a) group_row(a, 0, static_cast<int>((L % W + V - 1) / V), false);
+    }
+  }
+
+  // Row `a` of the group: its row constants, then vectors first..last-1 of
+  // the block at column r8 (a line of the output, written in one go). The
+  // vector that passes the end of the row is a tail.
+  void group_row(int a, int first, int last, bool from_tile) {
+    group_row_ = a;
+    from_tile_ = from_tile;
+    const_reg_.assign(s_.body.size(), -1);
+    std::fill(std::begin(used_), std::end(used_), false);
+    plan_passes();
+    row_constants(0);
+    const int64_t rest = p_.row_length % W;
+    for (int h = first; h < last; ++h) {
+      tile_column_ = h * V;
+      if (h > 0) add(r8, V);
+      pass_body(passes_plan_[0], !from_tile && (h + 1) * V > rest);
+    }
+    if (last - 1 > first) sub(r8, (last - 1 - first) * V);
+    std::fill(std::begin(used_), std::end(used_), false);
+    group_row_ = 0;
+    tile_column_ = 0;
+    from_tile_ = false;
+  }
+
+  // The G x W block at rows 0..G-1 of the group, columns r8..r8+W-1, of
+  // each tiled input, transposed into its stack tile (row a at a * W
+  // floats), V columns at a time. In sets of 4 rows g: register j collects,
+  // in its 128-bit lane q, the 4 floats of column 4q + j; a 4 x 4 transpose
+  // inside every lane then leaves row 4g + j in register j. Nothing else is
+  // live here: v0..v7 are free.
+  void fill_tiles() {
+    for (size_t k = 0; k < s_.inputs.size(); ++k) {
+      if (tile_of_[k] < 0) continue;
+      const int stride = static_cast<int>(p_.inputs[k].inner_stride * 4);
+      const int tile = tile_slot_ + tile_of_[k] * G * W * 4;
+      mov(rax, qword[rsp + in_slot_ + 8 * static_cast<int>(k)]);
+      imul(r9, r8, stride);
+      add(rax, r9);
+      for (int h = 0; h < W / V; ++h) {
+        for (int g = 0; g < G / 4; ++g) {
+          for (int j = 0; j < 4; ++j) {
+            for (int q = 0; q < V / 4; ++q) {
+              Xbyak::Address at = ptr[rax + (h * V + j + 4 * q) * stride + 16 * g];
+              if (q == 0) vmovups(Xbyak::Xmm(j), at);
+              else if constexpr (kZmm) vinsertf32x4(Xbyak::Zmm(j), Xbyak::Zmm(j), at, q);
+              else vinsertf128(Xbyak::Ymm(j), Xbyak::Ymm(j), at, q);
+            }
+          }
+          const Vmm r0(0), r1(1), r2(2), r3(3), t0(4), t1(5), t2(6), t3(7);
+          vunpcklps(t0, r0, r1);
+          vunpckhps(t1, r0, r1);
+          vunpcklps(t2, r2, r3);
+          vunpckhps(t3, r2, r3);
+          vshufps(r0, t0, t2, 0x44);
+          vshufps(r1, t0, t2, 0xee);
+          vshufps(r2, t1, t3, 0x44);
+          vshufps(r3, t1, t3, 0xee);
+          for (int j = 0; j < 4; ++j) vmovups(ptr[rsp + tile + ((4 * g + j) * W + h * V) * 4], Vmm(j));
+        }
+      }
+    }
+  }
+
+  // rax = input k's pointer (bytes; elements for an arange) for the current
+  // row of the group.
+  void input_base(int32_t k) {
+    mov(rax, qword[rsp + in_slot_ + 8 * k]);
+    const KernelInput& in = s_.inputs[k];
+    int64_t step = p_.outer.empty() ? 0 : p_.inputs[k].outer_strides.back();
+    if (in.kind == KernelInput::Kind::Buffer) step *= itemsize_of(in.dtype);
+    if (group_row_ > 0 && step != 0) add(rax, static_cast<int>(group_row_ * step));
+  }
+
+  void output_base(size_t k) {
+    mov(rax, qword[rsp + out_slot_ + 8 * static_cast<int>(k)]);
+    if (group_row_ > 0) add(rax, static_cast<int>(group_row_ * p_.row_length * itemsize_of(s_.outputs[k].dtype)));
+  }
+
   // --- reductions -------------------------------------------------------------
 
   static float identity(Op op) {
@@ -462,7 +653,11 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void load_element(int32_t k, const Vmm& dst, bool tail) {
     const KernelInput& in = s_.inputs[k];
     const int64_t stride = p_.inputs[k].inner_stride;
-    mov(rax, qword[rsp + in_slot_ + 8 * k]);
+    if (from_tile_ && tile_of_[k] >= 0) {
+      vmovups(dst, ptr[rsp + tile_slot_ + ((tile_of_[k] * G + group_row_) * W + tile_column_) * 4]);
+      return;
+    }
+    input_base(k);
     if (in.kind == KernelInput::Kind::Arange) {
       imul(r9, r8, static_cast<int>(stride));
       add(rax, r9);
@@ -592,7 +787,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         if (in.dtype == DType::Bool) ops_.cmp(dst, dst, k_(0.0f), Ops::Ne);
         return;
       case KernelInput::Kind::Arange:
-        mov(rax, qword[rsp + in_slot_ + 8 * k]);
+        input_base(k);
         vcvtsi2ss(x0, x0, rax);
         mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
         vmulss(x0, x0, dword[r10 + 8 * k + 4]);
@@ -601,7 +796,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         return;
       case KernelInput::Kind::Buffer: break;
     }
-    mov(rax, qword[rsp + in_slot_ + 8 * k]);
+    input_base(k);
     switch (in.dtype) {
       case DType::Float32: vbroadcastss(dst, dword[rax]); return;
       case DType::Float16:
@@ -642,12 +837,16 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void store_element(size_t k, const Vmm& x, bool tail) {
     const KernelOutput& o = s_.outputs[k];
     const int size = static_cast<int>(itemsize(o.dtype));
-    mov(rax, qword[rsp + out_slot_ + 8 * static_cast<int>(k)]);
+    output_base(k);
     Xbyak::Address at = ptr[rax + r8 * size];
     if constexpr (kZmm) {
       const Xbyak::Ymm y0(0);
       switch (o.dtype) {
-        case DType::Float32: tail ? vmovups(at | k1, x) : vmovups(at, x); return;
+        case DType::Float32:
+          if (tail) vmovups(at | k1, x);
+          else if (stream_) vmovntps(at, x);
+          else vmovups(at, x);
+          return;
         case DType::Float16: tail ? vcvtps2ph(at | k1, x, 0) : vcvtps2ph(at, x, 0); return;
         case DType::BFloat16:
           to_bf16_bits(scratch(0), x);
@@ -667,6 +866,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
           if (tail) {
             vmovups(scratch(4), tail_mask());
             vmaskmovps(at, scratch(4), x);
+          } else if (stream_) {
+            vmovntps(at, x);
           } else {
             vmovups(at, x);
           }
@@ -844,7 +1045,16 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   const KernelOp* current_ = nullptr;  // the op compute() is emitting
   std::vector<Pass> passes_plan_;
   std::vector<int> last_point_;
-  int in_slot_ = 0, out_slot_ = 0, frame_ = 0;
+  int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, frame_ = 0;
+  bool stream_ = false;  // Note [Streaming stores]
+  // Note [Tiled transposes]: per input its tile (or -1), the number of
+  // tiles, and while a group is emitted the row within it and whether the
+  // tiled inputs are read from their tiles.
+  std::vector<int> tile_of_;
+  int tiles_ = 0;
+  int group_row_ = 0;
+  int tile_column_ = 0;
+  bool from_tile_ = false;
 };
 
 template <class Vmm>
@@ -852,6 +1062,7 @@ class GeneratedKernel final : public CompiledKernel {
  public:
   GeneratedKernel(RowPlan plan, const KernelSpec& spec) : CompiledKernel(std::move(plan)), gen_(spec, plan_) {
     gen_.generate();
+    streaming_stores_ = gen_.streams();
   }
   KernelFn fn() const override { return gen_.template getCode<KernelFn>(); }
   const uint8_t* code() const override { return gen_.getCode(); }

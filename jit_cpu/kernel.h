@@ -32,14 +32,18 @@ class CompiledKernel {
   virtual const uint8_t* code() const = 0;  // the machine code, for disassembly
   virtual size_t code_size() const = 0;
   const RowPlan& plan() const { return plan_; }
+  // Writes outputs with aligned non-temporal stores (Note [Streaming
+  // stores] in codegen.cpp): output buffers must be 64-byte aligned.
+  bool streaming_stores() const { return streaming_stores_; }
 
  protected:
   explicit CompiledKernel(RowPlan plan) : plan_(std::move(plan)) {}
   RowPlan plan_;
+  bool streaming_stores_ = false;
 };
 
 // Bump when generated code changes for the same spec: part of the cache key.
-inline constexpr int kCodegenVersion = 1;
+inline constexpr int kCodegenVersion = 2;
 
 // The generated kernel, or null with `why` set when the spec uses what the
 // generator does not emit yet (those specs run on the spec interpreter).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "graph/check.h"
 #include "jit_cpu/thread_pool.h"
 
 namespace braze::jit {
@@ -49,6 +50,9 @@ void launch(const CompiledKernel& kernel, const KernelSpec& spec, std::span<cons
       values[2 * k + j] = real ? static_cast<float>(inputs[k].real[j]) : static_cast<float>(inputs[k].integer[j]);
   }
   LaunchArgs args{in.data(), outputs.data(), values.data()};
+  if (kernel.streaming_stores())
+    for (std::byte* o : outputs)
+      BRAZE_CHECK(reinterpret_cast<uintptr_t>(o) % 64 == 0, "launch: an output buffer is not 64-byte aligned");
   const int64_t rows = plan.rows();
   if (rows == 0) return;
   ThreadPool& pool = ThreadPool::get();

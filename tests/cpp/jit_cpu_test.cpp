@@ -136,6 +136,27 @@ TEST(JitCpu, TransposedSlicedAndBroadcastInputs) {
   EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
 }
 
+TEST(JitCpu, TiledTransposesAtEveryGroupAndBlockEdge) {
+  // Note [Tiled transposes]: groups of 64 rows, 16-column blocks; rows past
+  // the last full group and columns past the last full block take the
+  // per-row path, and launch splits rows across threads off group bounds.
+  for (int64_t rows : {64, 65, 130, 200}) {
+    for (int64_t cols : {3, 8, 16, 17, 40}) {
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      Tensor a = random_tensor({cols, rows}, 5), b = random_tensor({cols, rows}, 6);
+      Tensor x = random_tensor({rows, cols}, 7), s = random_tensor({rows, 1}, 8);
+      Tensor t = transpose(a);
+      Checked c = check({t + x, t * s - transpose(b), astype(t, DType::Float16), maximum(t, 0.0) * x + s,
+                         index(t, std::vector<Index>{Slice{std::nullopt, std::nullopt, -1}}) + 1.0},
+                        0);
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    }
+  }
+  Tensor p = random_tensor({3, 70, 21}, 9);
+  Checked c = check({permute(p, {2, 0, 1}) * 2.0, permute(p, {0, 2, 1}) + permute(p, {0, 2, 1})}, 0);
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+}
+
 TEST(JitCpu, HalfAndBoolInputsAndOutputs) {
   Tensor x = random_tensor({5, 33}, 3);
   for (DType t : {DType::Float16, DType::BFloat16}) {
