@@ -66,19 +66,26 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   // Stack frame.
   static constexpr int kBounce = 0;     // 128 bytes: tails and horizontal reductions
-  static constexpr int kIndex = 128;    // outer multi-index
+  static constexpr int kScratchPtr = 128;  // the launch's per-thread scratch (Note [Stashed values])
+  static constexpr int kIndex = 136;    // outer multi-index
 
  public:
   RowKernelGen(const KernelSpec& spec, const RowPlan& plan)
       : CodeGenerator(4096, Xbyak::AutoGrow), s_(spec), p_(plan), k_(*this), ops_(*this, k_) {}
 
   bool streams() const { return stream_; }
+  // Floats of per-thread scratch a launch must pass (Note [Stashed values]).
+  int64_t stash_floats() const { return static_cast<int64_t>(max_stashes_) * stash_row_bytes() / 4; }
 
   void generate() {
     check_supported();
     analyse();
     decide_streaming();
     decide_tiling();
+    plan_passes();
+    stash_ok_ = static_cast<int64_t>(stashes_) * stash_row_bytes() <= kMaxStashBytes;
+    plan_passes();
+    max_stashes_ = stashes_;
     const int outer = static_cast<int>(p_.outer.size());
     in_slot_ = kIndex + 8 * outer;
     out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
@@ -86,6 +93,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     frame_ = (tile_slot_ + tiles_ * G * W * 4 + 15) / 16 * 16 + 8;
 
     sub(rsp, frame_);
+    mov(qword[rsp + kScratchPtr], r8);
     for (int d = 0; d < outer; ++d) {
       mov(rax, qword[rcx + 8 * d]);
       mov(qword[rsp + kIndex + 8 * d], rax);
@@ -288,7 +296,15 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   // point that reads it.
   void plan_passes() {
     passes_plan_.clear();
-    for (int p = 0; p < passes_; ++p) passes_plan_.push_back(make_pass(p));
+    stash_slot_.assign(s_.body.size(), -1);
+    stashes_ = 0;
+    std::vector<bool> computed(s_.body.size(), false);
+    for (int p = 0; p < passes_; ++p) {
+      passes_plan_.push_back(make_pass(p, computed));
+      for (int32_t v : passes_plan_.back().from_stash)
+        if (stash_slot_[v] < 0) stash_slot_[v] = stashes_++;
+      for (int32_t v : passes_plan_.back().values) computed[v] = true;
+    }
     last_point_.assign(s_.body.size(), -1);
     auto use = [&](int32_t v, int point) {
       if (!elem_[v]) last_point_[v] = std::max(last_point_[v], point);
@@ -334,15 +350,25 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   // --- one pass over the row ------------------------------------------------
 
+  // Note [Stashed values]
+  // A per-element value that one pass computes and a later pass needs again
+  // (softmax's exp(x - max): summed in one pass, divided and stored in the
+  // next) is written to a per-thread scratch row when computed and read
+  // back, from L1, instead of being computed twice. Inputs are reloaded, not
+  // stashed. The scratch is stash_floats() per thread, given by launch; when
+  // rows are so long that it would not stay in cache, values are recomputed.
+  static constexpr int64_t kMaxStashBytes = 256 << 10;
+
   struct Pass {
     std::vector<int32_t> values;     // per-element values computed, in body order
+    std::vector<int32_t> from_stash; // per-element values an earlier pass computed
     std::vector<int32_t> reductions; // reduce ops fed in this pass
     std::vector<size_t> stores;      // outputs stored in this pass
     std::map<int32_t, int> acc;      // reduce op -> accumulator register
     std::map<int32_t, int> total;    // Sum: the row total beside the block accumulator
   };
 
-  Pass make_pass(int p) const {
+  Pass make_pass(int p, const std::vector<bool>& computed) const {
     Pass pass;
     std::vector<bool> need(s_.body.size(), false);
     std::vector<int32_t> roots;
@@ -356,9 +382,12 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         pass.stores.push_back(k);
         roots.push_back(s_.outputs[k].value);
       }
-    for (int32_t r : roots) mark(r, need);
-    for (size_t v = 0; v < s_.body.size(); ++v)
+    std::vector<bool> stashed(s_.body.size(), false);
+    for (int32_t r : roots) mark(r, need, computed, stashed);
+    for (size_t v = 0; v < s_.body.size(); ++v) {
       if (need[v]) pass.values.push_back(static_cast<int32_t>(v));
+      if (stashed[v]) pass.from_stash.push_back(static_cast<int32_t>(v));
+    }
     return pass;
   }
 
@@ -394,11 +423,22 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   void L_(Xbyak::Label& l) { L(l); }
 
-  void mark(int32_t v, std::vector<bool>& need) const {
-    if (!elem_[v] || need[v]) return;
+  void mark(int32_t v, std::vector<bool>& need, const std::vector<bool>& computed, std::vector<bool>& stashed) const {
+    if (!elem_[v] || need[v] || stashed[v]) return;
+    if (computed[v] && s_.body[v].op != Op::Input && stash_ok_) {
+      stashed[v] = true;
+      return;
+    }
     need[v] = true;
-    for (int32_t a : s_.body[v].args) mark(a, need);
+    for (int32_t a : s_.body[v].args) mark(a, need, computed, stashed);
   }
+
+  // rax = where stash `slot` holds element r8 of the row.
+  Xbyak::Address stash_at(int slot) {
+    mov(rax, qword[rsp + kScratchPtr]);
+    return ptr[rax + r8 * 4 + slot * stash_row_bytes()];
+  }
+  int stash_row_bytes() const { return static_cast<int>((p_.row_length + V - 1) / V * V * 4); }
 
   // One vector of the row at element r8 (the last, partial one if `tail`).
   void pass_body(Pass& pass, bool tail) {
@@ -411,6 +451,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     for (size_t k : pass.stores) last[s_.outputs[k].value] = SIZE_MAX;
     auto value = [&](int32_t a) { return elem_[a] ? vr(reg.at(a)) : vr(const_reg_[a]); };
 
+    for (int32_t v : pass.from_stash) {
+      reg[v] = alloc();
+      vmovups(vr(reg[v]), stash_at(stash_slot_[v]));
+    }
     for (size_t i = 0; i < pass.values.size(); ++i) {
       int32_t v = pass.values[i];
       const KernelOp& op = s_.body[v];
@@ -418,6 +462,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       if (op.op == Op::Input) load_element(op.input, vr(r), tail);
       else compute(op, vr(r), value);
       reg[v] = r;
+      if (stash_slot_[v] >= 0) vmovups(stash_at(stash_slot_[v]), vr(r));
       for (int32_t a : op.args)
         if (elem_[a] && last[a] == i && reg.count(a)) {
           release(reg[a]);
@@ -1046,6 +1091,9 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   std::vector<Pass> passes_plan_;
   std::vector<int> last_point_;
   int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, frame_ = 0;
+  std::vector<int> stash_slot_;  // Note [Stashed values]: per value, its scratch row or -1
+  int stashes_ = 0, max_stashes_ = 0;
+  bool stash_ok_ = true;
   bool stream_ = false;  // Note [Streaming stores]
   // Note [Tiled transposes]: per input its tile (or -1), the number of
   // tiles, and while a group is emitted the row within it and whether the
@@ -1063,6 +1111,7 @@ class GeneratedKernel final : public CompiledKernel {
   GeneratedKernel(RowPlan plan, const KernelSpec& spec) : CompiledKernel(std::move(plan)), gen_(spec, plan_) {
     gen_.generate();
     streaming_stores_ = gen_.streams();
+    scratch_floats_ = gen_.stash_floats();
   }
   KernelFn fn() const override { return gen_.template getCode<KernelFn>(); }
   const uint8_t* code() const override { return gen_.getCode(); }

@@ -67,7 +67,12 @@ void launch(const CompiledKernel& kernel, const KernelSpec& spec, std::span<cons
       index[d] = r % plan.outer[d];
       r /= plan.outer[d];
     }
-    fn(&args, begin, end, index.data());
+    // Per-thread scratch, kept between launches: grown, never shrunk.
+    thread_local std::vector<float> scratch;
+    size_t need = static_cast<size_t>(kernel.scratch_floats()) + 16;
+    if (scratch.size() < need) scratch.resize(need);
+    float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
+    fn(&args, begin, end, index.data(), aligned);
   });
 }
 
