@@ -4,8 +4,8 @@ the best-of-7 time, the roofline ratio against a streaming-copy probe run just
 before it, and braze's kernel count. First (compile) run reported apart.
 
 Run: PYTHONPATH=build/python .venv/bin/python bench/cpu_fused.py
-Not yet here: colsum (outer-axis reductions are interpreted today), mlp,
-small_chain and loop (they need the library ops and the program cache).
+Not yet here: mlp, small_chain and loop (they need the library ops and the
+program cache).
 """
 import os
 import time
@@ -81,6 +81,7 @@ def main():
           "numexpr": ne and (lambda: ne.evaluate("where(X + b > 0, X + b, 0) * s", {"X": X, "b": b, "s": s}))}),
         ("softmax_rows", 2 * X.nbytes, lambda: bz.softmax(tX), {"numpy": lambda: np_softmax(X)}),
         ("layernorm", 2 * L.nbytes, lambda: bz.layer_norm(tL, tg, tbe), {"numpy": lambda: np_layernorm(L, g, be)}),
+        ("colsum", X.nbytes + X.nbytes // X.shape[0], lambda: tX.sum(axis=0), {"numpy": lambda: X.sum(axis=0)}),
         ("transpose_add", 2 * X.nbytes, lambda: tX.T + tX, {"numpy": lambda: X.T + X}),
     ]
     print(f"{'workload':16} {'system':8} {'time ms':>9} {'roofline':>9} {'kernels':>8}  note")

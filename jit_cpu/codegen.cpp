@@ -80,6 +80,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void generate() {
     check_supported();
     analyse();
+    if (p_.columns) {
+      generate_columns();
+      return;
+    }
     decide_streaming();
     decide_tiling();
     plan_passes();
@@ -99,7 +103,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       mov(qword[rsp + kIndex + 8 * d], rax);
     }
     if constexpr (kZmm) {
-      int64_t t = p_.row_length % V;
+      int64_t t = width_ % V;
       mov(eax, t ? (1u << t) - 1 : 0xffff);
       kmovw(k1, eax);
     }
@@ -166,13 +170,16 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         throw Unsupported("strides past 32 bits");
       for (int64_t st : a.outer_strides)
         if (!fits_int32(st)) throw Unsupported("strides past 32 bits");
+      if (!fits_int32(a.reduce_stride * 8)) throw Unsupported("strides past 32 bits");
       bool strided = a.inner_stride != 0 && a.inner_stride != 1;
       if (strided && s_.inputs[k].kind == KernelInput::Kind::Buffer && s_.inputs[k].dtype != DType::Float32)
         throw Unsupported("a strided " + std::string(name(s_.inputs[k].dtype)) + " input");
     }
   }
 
-  bool reduces(const KernelOp& op) const { return is_reduce(op.op) && !op.attr.ints.empty() && p_.reduces; }
+  bool reduces(const KernelOp& op) const {
+    return is_reduce(op.op) && !op.attr.ints.empty() && (p_.reduces || p_.columns);
+  }
 
   void analyse() {
     const size_t n = s_.body.size();
@@ -185,6 +192,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         elem_[v] = in.kind != KernelInput::Kind::Scalar && p_.inputs[op.input].inner_stride != 0;
       } else if (reduces(op)) {
         stage_[v] = stage_[op.args[0]] + 1;
+        elem_[v] = p_.columns && elem_[op.args[0]];  // a column reduction varies along the row
       } else {
         for (int32_t a : op.args) {
           elem_[v] = elem_[v] || elem_[a];
@@ -395,11 +403,11 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     if (pass.reductions.empty() && pass.stores.empty()) return;
     for (int32_t r : pass.reductions) {
       int acc = alloc();
-      vmovaps(vr(acc), k_(identity(s_.body[r].op)));
+      vmovaps(vr(acc), k_(start_value(s_.body[r].op)));
       pass.acc[r] = acc;
       if (s_.body[r].op == Op::Sum) {
         int total = alloc();
-        vxorps(vr(total), vr(total), vr(total));
+        vmovaps(vr(total), k_(-0.0f));
         pass.total[r] = total;
       }
     }
@@ -438,7 +446,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     mov(rax, qword[rsp + kScratchPtr]);
     return ptr[rax + r8 * 4 + slot * stash_row_bytes()];
   }
-  int stash_row_bytes() const { return static_cast<int>((p_.row_length + V - 1) / V * V * 4); }
+  int stash_row_bytes() const {
+    int64_t n = p_.columns ? p_.column_tile : p_.row_length;
+    return static_cast<int>((n + V - 1) / V * V * 4);
+  }
 
   // One vector of the row at element r8 (the last, partial one if `tail`).
   void pass_body(Pass& pass, bool tail) {
@@ -603,11 +614,244 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     if (group_row_ > 0) add(rax, static_cast<int>(group_row_ * p_.row_length * itemsize_of(s_.outputs[k].dtype)));
   }
 
+  // --- column reductions (Note [Column reductions]) -------------------------
+
+  // Per reduction, its scratch rows: the running total (2i) and, for a sum,
+  // the current block (2i + 1). Note [Blocked sums] applies down a column:
+  // a block of kColumnBlock rows is summed apart, then added to the total.
+  static constexpr int kColumnBlock = 64;
+
+  std::vector<int32_t> column_reductions() const {
+    std::vector<int32_t> out;
+    for (size_t v = 0; v < s_.body.size(); ++v)
+      if (reduces(s_.body[v])) out.push_back(static_cast<int32_t>(v));
+    return out;
+  }
+
+  void check_columns() {
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (reduces(op) && (!elem_[op.args[0]] || stage_[op.args[0]] != 0))
+        throw Unsupported("a column reduction of a value that does not vary along the row or is itself reduced");
+      if (stage_[v] > 1 || (stage_[v] == 1 && op.space != Space::Reduced))
+        throw Unsupported("a column reduction whose result is broadcast back or reduced again");
+    }
+    for (const KernelOutput& o : s_.outputs)
+      if (o.space != Space::Reduced || stage_[o.value] != 1 || !elem_[o.value])
+        throw Unsupported("a column reduction with outputs that are not per-column results");
+  }
+
+  template <class F>
+  void each_vector(int64_t width, F body) {
+    xor_(r8, r8);
+    if (width >= V) {
+      Xbyak::Label loop;
+      L_(loop);
+      body(false);
+      add(r8, V);
+      cmp(r8, static_cast<int>(width - V));
+      jle(loop, T_NEAR);
+    }
+    if (width % V != 0) {
+      mov(r8, width - width % V);
+      body(true);
+    }
+  }
+
+  void generate_columns() {
+    check_columns();
+    const std::vector<int32_t> reds = column_reductions();
+    stash_slot_.assign(s_.body.size(), -1);
+    for (size_t i = 0; i < reds.size(); ++i) stash_slot_[reds[i]] = static_cast<int>(2 * i);
+    max_stashes_ = static_cast<int>(2 * reds.size());
+    const int outer = static_cast<int>(p_.outer.size());
+    in_slot_ = kIndex + 8 * outer;
+    out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
+    count_slot_ = out_slot_ + 8 * static_cast<int>(s_.outputs.size());
+    frame_ = (count_slot_ + 8 + 15) / 16 * 16 + 8;
+
+    sub(rsp, frame_);
+    mov(qword[rsp + kScratchPtr], r8);
+    for (int d = 0; d < outer; ++d) {
+      mov(rax, qword[rcx + 8 * d]);
+      mov(qword[rsp + kIndex + 8 * d], rax);
+    }
+    const int64_t tiles = p_.outer.back(), last = p_.row_length - (tiles - 1) * p_.column_tile;
+    Xbyak::Label unit_loop, done, next, last_tile;
+    L(unit_loop);
+    cmp(rsi, rdx);
+    jge(done, T_NEAR);
+    row_pointers();
+    column_output_pointers();
+    if (last != p_.column_tile) {
+      mov(rax, qword[rsp + kIndex + 8 * (outer - 1)]);
+      cmp(rax, static_cast<int>(tiles - 1));
+      je(last_tile, T_NEAR);
+    }
+    column_unit(p_.column_tile, reds);
+    if (last != p_.column_tile) {
+      jmp(next, T_NEAR);
+      L(last_tile);
+      column_unit(last, reds);
+    }
+    L(next);
+    next_row(1);
+    inc(rsi);
+    jmp(unit_loop, T_NEAR);
+    L(done);
+    add(rsp, frame_);
+    vzeroupper();
+    ret();
+    k_.emit();
+    ready();
+  }
+
+  // Outputs are dense [O..., C]: unit (o, t) starts at o * C + t * tile.
+  void column_output_pointers() {
+    const int outer = static_cast<int>(p_.outer.size());
+    xor_(rax, rax);
+    for (int d = 0; d + 1 < outer; ++d) {
+      imul(rax, rax, static_cast<int>(p_.outer[d]));
+      add(rax, qword[rsp + kIndex + 8 * d]);
+    }
+    imul(rax, rax, static_cast<int>(p_.row_length));
+    mov(r9, qword[rsp + kIndex + 8 * (outer - 1)]);
+    imul(r9, r9, static_cast<int>(p_.column_tile));
+    add(rax, r9);
+    mov(r11, rax);
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      imul(rax, r11, static_cast<int>(itemsize_of(s_.outputs[k].dtype)));
+      mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
+      add(rax, qword[r10 + 8 * static_cast<int>(k)]);
+      mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
+    }
+  }
+
+  void column_unit(int64_t width, const std::vector<int32_t>& reds) {
+    width_ = width;
+    if constexpr (kZmm) {
+      int64_t t = width % V;
+      mov(eax, t ? (1u << t) - 1 : 0xffff);
+      kmovw(k1, eax);
+    }
+    bool sums = false;
+    for (int32_t r : reds) sums = sums || s_.body[r].op == Op::Sum;
+    each_vector(width, [&](bool) {
+      for (int32_t r : reds) {
+        vmovaps(scratch(0), k_(start_value(s_.body[r].op)));
+        vmovups(stash_at(stash_slot_[r]), scratch(0));
+        if (s_.body[r].op == Op::Sum) vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
+      }
+    });
+    // Down the columns.
+    Pass down;
+    std::vector<bool> need(s_.body.size(), false), none(s_.body.size(), false), stashed(s_.body.size(), false);
+    for (int32_t r : reds) {
+      down.reductions.push_back(r);
+      mark(s_.body[r].args[0], need, none, stashed);
+    }
+    for (size_t v = 0; v < s_.body.size(); ++v)
+      if (need[v]) down.values.push_back(static_cast<int32_t>(v));
+    mov(qword[rsp + count_slot_], 0);
+    Xbyak::Label row, no_rows;
+    if (p_.reduce_length == 0) jmp(no_rows, T_NEAR);  // an empty reduction: the identities stand
+    L(row);
+    const_reg_.assign(s_.body.size(), -1);
+    std::fill(std::begin(used_), std::end(used_), false);
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (elem_[v] || stage_[v] != 0) continue;
+      const_reg_[v] = alloc();
+      if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
+      else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
+    }
+    each_vector(width, [&](bool tail) { pass_body(down, tail); });
+    std::fill(std::begin(used_), std::end(used_), false);
+    for (size_t k = 0; k < s_.inputs.size(); ++k) {
+      const KernelInput& in = s_.inputs[k];
+      int64_t step = p_.inputs[k].reduce_stride * (in.kind == KernelInput::Kind::Buffer ? itemsize_of(in.dtype) : 1);
+      if (step != 0) add(qword[rsp + in_slot_ + 8 * static_cast<int>(k)], static_cast<int>(step));
+    }
+    inc(qword[rsp + count_slot_]);
+    if (sums) {
+      Xbyak::Label skip;
+      test(qword[rsp + count_slot_], kColumnBlock - 1);
+      jnz(skip, T_NEAR);
+      fold_column_blocks(width, reds);
+      L(skip);
+    }
+    mov(rax, p_.reduce_length);
+    cmp(qword[rsp + count_slot_], rax);
+    jl(row, T_NEAR);
+    if (sums && p_.reduce_length % kColumnBlock != 0) fold_column_blocks(width, reds);
+    L(no_rows);
+    // The per-column results and what the group computes from them.
+    Pass results;
+    std::fill(need.begin(), need.end(), false);
+    std::vector<bool> from_total(s_.body.size(), false);
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      results.stores.push_back(k);
+      mark_results(s_.outputs[k].value, need, from_total);
+    }
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      if (need[v]) results.values.push_back(static_cast<int32_t>(v));
+      if (from_total[v]) results.from_stash.push_back(static_cast<int32_t>(v));
+    }
+    const_reg_.assign(s_.body.size(), -1);
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (elem_[v] || stage_[v] != 0 || op.space != Space::Reduced) continue;
+      const_reg_[v] = alloc();
+      if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
+      else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
+    }
+    each_vector(width, [&](bool tail) { pass_body(results, tail); });
+    std::fill(std::begin(used_), std::end(used_), false);
+  }
+
+  void mark_results(int32_t v, std::vector<bool>& need, std::vector<bool>& from_total) const {
+    if (need[v] || from_total[v] || !elem_[v]) return;
+    if (reduces(s_.body[v])) {
+      from_total[v] = true;
+      return;
+    }
+    need[v] = true;
+    for (int32_t a : s_.body[v].args) mark_results(a, need, from_total);
+  }
+
+  void fold_column_blocks(int64_t width, const std::vector<int32_t>& reds) {
+    each_vector(width, [&](bool) {
+      for (int32_t r : reds) {
+        if (s_.body[r].op != Op::Sum) continue;
+        vmovups(scratch(0), stash_at(stash_slot_[r]));
+        vaddps(scratch(0), scratch(0), stash_at(stash_slot_[r] + 1));
+        vmovups(stash_at(stash_slot_[r]), scratch(0));
+        vmovaps(scratch(0), k_(-0.0f));
+        vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
+      }
+    });
+  }
+
+  // acc = op(acc, x) in the reduction's scratch row (the block for a sum).
+  void accumulate_column(int32_t r, const Vmm& x) {
+    Op op = s_.body[r].op;
+    int slot = stash_slot_[r] + (op == Op::Sum ? 1 : 0);
+    vmovups(scratch(1), stash_at(slot));
+    switch (op) {
+      case Op::Sum: vaddps(scratch(1), scratch(1), x); break;
+      case Op::Prod: vmulps(scratch(1), scratch(1), x); break;
+      case Op::Max: ops_.maximum(scratch(1), scratch(1), x, scratch(2)); break;
+      case Op::Min: ops_.minimum(scratch(1), scratch(1), x, scratch(2)); break;
+      default: throw Unsupported("the reduction " + std::string(info(op).name));
+    }
+    vmovups(stash_at(slot), scratch(1));
+  }
+
   // --- reductions -------------------------------------------------------------
 
   static float identity(Op op) {
     switch (op) {
-      case Op::Sum: return 0.0f;
+      case Op::Sum: return -0.0f;  // -0 + x is x for every x; +0 + -0 would be +0
       case Op::Prod: return 1.0f;
       case Op::Max: return -INFINITY;
       case Op::Min: return INFINITY;
@@ -616,8 +860,19 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     throw Unsupported("the reduction " + std::string(info(op).name));
   }
 
+  // What an accumulator starts from: the identity, except that an empty
+  // sum is +0 (NumPy's), where -0 + nothing would leave -0.
+  float start_value(Op op) const {
+    int64_t n = p_.columns ? p_.reduce_length : p_.row_length;
+    return op == Op::Sum && n == 0 ? 0.0f : identity(op);
+  }
+
   void accumulate(Pass& pass, int32_t r, const Vmm& x, bool tail) {
     Op op = s_.body[r].op;
+    if (p_.columns) {
+      accumulate_column(r, x);
+      return;
+    }
     Vmm acc = vr(pass.acc[r]);
     Vmm v = x;
     if (tail) {  // lanes past the row contribute the identity
@@ -649,7 +904,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     jnz(skip, T_NEAR);
     for (auto [r, total] : pass.total) {
       vaddps(vr(total), vr(total), vr(pass.acc[r]));
-      vxorps(vr(pass.acc[r]), vr(pass.acc[r]), vr(pass.acc[r]));
+      vmovaps(vr(pass.acc[r]), k_(-0.0f));
     }
     L(skip);
   }
@@ -685,7 +940,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   Xbyak::Address tail_mask() {
     std::array<uint32_t, 16> m{};
-    for (int64_t i = 0; i < p_.row_length % V; ++i) m[i] = 0xffffffffu;
+    for (int64_t i = 0; i < width_ % V; ++i) m[i] = 0xffffffffu;
     return k_.lanes(m);
   }
 
@@ -799,7 +1054,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void bounce_in(int size) {
     vxorps(Xbyak::Ymm(0), Xbyak::Ymm(0), Xbyak::Ymm(0));
     vmovups(ptr[rsp + kBounce], Xbyak::Ymm(0));
-    for (int i = 0; i < p_.row_length % V; ++i) {
+    for (int i = 0; i < width_ % V; ++i) {
       if (size == 2) {
         movzx(r9d, word[rax + r8 * 2 + 2 * i]);
         mov(word[rsp + kBounce + 2 * i], r9w);
@@ -811,7 +1066,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   }
 
   void bounce_out(int size) {  // the partial vector at the bounce area to r8.. at rax
-    for (int i = 0; i < p_.row_length % V; ++i) {
+    for (int i = 0; i < width_ % V; ++i) {
       if (size == 2) {
         movzx(r9d, word[rsp + kBounce + 2 * i]);
         mov(word[rax + r8 * 2 + 2 * i], r9w);
@@ -1093,6 +1348,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, frame_ = 0;
   std::vector<int> stash_slot_;  // Note [Stashed values]: per value, its scratch row or -1
   int stashes_ = 0, max_stashes_ = 0;
+  int64_t width_ = p_.row_length;  // elements of the row a pass covers (a tile's, for a column plan)
+  int count_slot_ = 0;             // column plans: rows of R done
   bool stash_ok_ = true;
   bool stream_ = false;  // Note [Streaming stores]
   // Note [Tiled transposes]: per input its tile (or -1), the number of

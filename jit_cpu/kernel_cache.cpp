@@ -57,7 +57,8 @@ void launch(const CompiledKernel& kernel, const KernelSpec& spec, std::span<cons
   if (rows == 0) return;
   ThreadPool& pool = ThreadPool::get();
   int64_t chunks = 1;
-  if (rows * std::max<int64_t>(plan.row_length, 1) >= kParallelThreshold)
+  int64_t elements = plan.columns ? rows * plan.column_tile * plan.reduce_length : rows * plan.row_length;
+  if (elements >= kParallelThreshold)
     chunks = std::min<int64_t>(rows, 4 * pool.size());
   KernelFn fn = kernel.fn();
   pool.run(chunks, [&](int64_t c) {
