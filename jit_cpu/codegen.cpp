@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "jit_cpu/kernel.h"
+#include "jit_cpu/vector_math.h"
 #include "jit_cpu/vector_ops.h"
 
 namespace braze::jit {
@@ -32,6 +33,9 @@ struct Unsupported : std::runtime_error {
 bool in_registers(DType t) {
   return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16 || t == DType::Bool;
 }
+
+// Values held as float32 lanes (half types are widened on load).
+bool in_float_lanes(DType t) { return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16; }
 
 bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
@@ -71,7 +75,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
  public:
   RowKernelGen(const KernelSpec& spec, const RowPlan& plan)
-      : CodeGenerator(4096, Xbyak::AutoGrow), s_(spec), p_(plan), k_(*this), ops_(*this, k_) {}
+      : CodeGenerator(4096, Xbyak::AutoGrow), s_(spec), p_(plan), k_(*this), ops_(*this, k_), math_(*this, k_, ops_) {}
 
   bool streams() const { return stream_; }
   // Floats of per-thread scratch a launch must pass (Note [Stashed values]).
@@ -1235,6 +1239,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     auto a = [&] { return arg(op.args[0]); };
     auto b = [&] { return arg(op.args[1]); };
     const Vmm s0 = scratch(0), s1 = scratch(1), s2 = scratch(2), s3 = scratch(3), s4 = scratch(4);
+    const typename VectorMath<Vmm>::Scratch math_scratch{s0, s1, s2, s3, s4};
     switch (op.op) {
       case Op::Add: vaddps(d, a(), b()); return;
       case Op::Sub: vsubps(d, a(), b()); return;
@@ -1265,10 +1270,21 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         vmovaps(s1, k_(-1.0f));
         ops_.blend(d, d, s1, s0);
         return;
-      case Op::Exp: ops_.exp(d, a(), s0, s1, s2); return;
-      case Op::Log: ops_.log(d, a(), s0, s1, s2, s3); return;
-      case Op::Tanh: ops_.tanh(d, a(), s0, s1, s2, s3, s4); return;
-      case Op::Sigmoid: ops_.sigmoid(d, a(), s0, s1, s2, s3); return;
+      case Op::Exp: math_.exp(d, a(), math_scratch); return;
+      case Op::Exp2: math_.exp2(d, a(), math_scratch); return;
+      case Op::Expm1: math_.expm1(d, a(), math_scratch); return;
+      case Op::Log: math_.log(d, a(), math_scratch); return;
+      case Op::Log2: math_.log2(d, a(), math_scratch); return;
+      case Op::Log1p: math_.log1p(d, a(), math_scratch); return;
+      case Op::Tanh: math_.tanh(d, a(), math_scratch); return;
+      case Op::Sigmoid: math_.sigmoid(d, a(), math_scratch); return;
+      case Op::Erf: math_.erf(d, a(), math_scratch); return;
+      case Op::Sin: math_.sin(d, a(), math_scratch); return;
+      case Op::Cos: math_.cos(d, a(), math_scratch); return;
+      case Op::Pow:
+        if (!in_float_lanes(op.dtype)) break;  // integer powers are not emitted yet
+        math_.pow(d, a(), b(), math_scratch);
+        return;
       case Op::Sqrt: vsqrtps(d, a()); return;
       case Op::Rsqrt:
         vsqrtps(s0, a());
@@ -1337,6 +1353,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   const RowPlan& p_;
   ConstantPool k_;
   Ops ops_;
+  VectorMath<Vmm> math_;
   std::vector<bool> elem_;
   std::vector<int> stage_;
   std::vector<int> const_reg_;

@@ -244,54 +244,122 @@ double ulps(float got, double exact) {
   return std::abs(g - exact) / ulp;
 }
 
-// Dense sweep: every 97th float bit pattern (both signs), plus the edges.
+// Dense sweep: every 97th float bit pattern (both signs), plus the edges:
+// zeros, infinities, NaN, denormals, and the points where the functions in
+// jit_cpu/vector_math.h change method (fast/slow paths, clamps, regions).
 std::vector<float> sweep() {
   std::vector<float> v;
   for (uint64_t bits = 0; bits < (1ull << 32); bits += 97) v.push_back(bits_float(static_cast<uint32_t>(bits)));
-  for (float e : {0.0f, -0.0f, INFINITY, -INFINITY, std::nanf(""), 1e-45f, -1e-45f, 1.17549435e-38f, 88.72f, 88.73f,
-                  -87.33f, -103.97f, -104.0f, 0.625f, -0.625f, 1.0f, -1.0f})
-    v.push_back(e);
+  for (float e : {0.0f, INFINITY, std::nanf(""), 1e-45f, 3e-45f, 1.17549435e-38f, 1.1754942e-38f, 3.4028235e38f, 1.0f,
+                  0.99999994f, 1.0000001f, 88.72f, 88.7228f, 88.72284f, 88.7229f, 88.73f, 89.0f, 87.33f, 86.0f,
+                  86.00001f, 103.97f, 104.0f, 104.5f, 125.0f, 125.00001f, 126.0f, 127.99999f, 128.0f, 129.0f,
+                  149.0f, 149.5f, 150.0f, 151.0f, 17.9f, 18.0f, 18.1f, 9.0f, 9.1f, 9.2f, 0.625f, 3.92f, 3.9f,
+                  0.99999994f, 2.5f, 0.5f, 2.0f, 1.5707964f, 3.1415927f, 4.712389f, 6.2831855f, 1e5f, 102943.7f,
+                  0x1p24f, 0x1p40f, 0x1.000002p40f, 0x1p41f, 1e30f, 1e38f})
+    for (float sign : {1.0f, -1.0f}) v.push_back(sign * e);
   return v;
 }
 
+// Runs the single kernel that computes `result` from realized tensors,
+// generated for `isa`, and returns its float32 output.
+std::vector<float> run_generated(const Tensor& result, jit::Isa isa) {
+  Lowered l = lower(std::vector<Tensor>{result});
+  Schedule s = make_schedule(l.graph);
+  EXPECT_EQ(s.steps.size(), 1u);
+  const Step& st = s.steps[0];
+  std::string why;
+  std::unique_ptr<jit::CompiledKernel> k = jit::compile(st.spec, isa, why);
+  EXPECT_TRUE(k) << why;
+  if (!k) return {};
+  std::vector<KernelArg> args(st.reads.size());
+  for (size_t i = 0; i < st.reads.size(); ++i)
+    args[i].data = l.inputs[l.graph[st.reads[i]].attr.ints[0]].data.get();
+  Array out = allocate_array(DType::Float32, result.shape());
+  std::byte* o = out.data.get();
+  jit::launch(*k, st.spec, args, {&o, 1});
+  const float* got = reinterpret_cast<const float*>(out.data.get());
+  return std::vector<float>(got, got + out.numel());
+}
+
 TEST(JitCpu, VectorMathErrorBounds) {
-  // The bounds each function documents in jit_cpu/vector_ops.h.
+  // The bounds each function documents in jit_cpu/vector_math.h. sin and cos
+  // promise their bound for |x| <= 2^40 and only |result| <= 1 beyond.
   struct Case {
     Tensor (*f)(const Operand&);
     double (*exact)(double);
     double max_ulps;
     const char* name;
+    double accurate_to = INFINITY;
   };
   const Case cases[] = {
-      {exp, [](double x) { return std::exp(x); }, 2, "exp"},
+      {exp, [](double x) { return std::exp(x); }, 1, "exp"},
+      {exp2, [](double x) { return std::exp2(x); }, 1, "exp2"},
+      {expm1, [](double x) { return std::expm1(x); }, 2, "expm1"},
       {log, [](double x) { return std::log(x); }, 2, "log"},
-      {tanh, [](double x) { return std::tanh(x); }, 2, "tanh"},
+      {log2, [](double x) { return std::log2(x); }, 2, "log2"},
+      {log1p, [](double x) { return std::log1p(x); }, 2, "log1p"},
+      {tanh, [](double x) { return std::tanh(x); }, 3, "tanh"},
       {sigmoid, [](double x) { return 1 / (1 + std::exp(-x)); }, 3, "sigmoid"},
+      {erf, [](double x) { return std::erf(x); }, 3, "erf"},
+      {sin, [](double x) { return std::sin(x); }, 1, "sin", 0x1p40},
+      {cos, [](double x) { return std::cos(x); }, 1, "cos", 0x1p40},
   };
   std::vector<float> xs = sweep();
   Tensor x = from_vector<float>(xs, {static_cast<int64_t>(xs.size())});
   for (const Case& c : cases) {
-    Lowered l = lower(std::vector<Tensor>{c.f(x)});
-    Schedule s = make_schedule(l.graph);
-    ASSERT_EQ(s.steps.size(), 1u);
     for (jit::Isa isa : isas()) {
-      std::string why;
-      auto k = jit::compile(s.steps[0].spec, isa, why);
-      ASSERT_TRUE(k) << why;
-      Array out = allocate_array(DType::Float32, {x.shape()[0]});
-      KernelArg in;
-      in.data = l.inputs[0].data.get();
-      std::byte* o = out.data.get();
-      jit::launch(*k, s.steps[0].spec, {&in, 1}, {&o, 1});
-      const float* got = reinterpret_cast<const float*>(out.data.get());
+      std::vector<float> got = run_generated(c.f(x), isa);
+      ASSERT_EQ(got.size(), xs.size());
       double worst = 0;
       float worst_x = 0;
       for (size_t i = 0; i < xs.size(); ++i) {
         double e = ulps(got[i], c.exact(xs[i]));
-        if (e > worst) worst = e, worst_x = xs[i];
+        if (std::abs(xs[i]) > c.accurate_to)  // finite: within [-1, 1]; inf: NaN
+          e = std::isinf(xs[i]) ? (std::isnan(got[i]) ? 0 : INFINITY) : (std::abs(got[i]) <= 1 ? 0 : INFINITY);
+        if (!(e <= worst)) worst = e, worst_x = xs[i];
       }
       EXPECT_LE(worst, c.max_ulps) << c.name << " on " << jit::name(isa) << ": worst at x = " << worst_x;
     }
+  }
+}
+
+// pow over a grid: bases (every 49999th bit pattern, the edges, and values
+// next to 1) times exponents (zeros, integers odd and even, halves,
+// infinities, NaN, and values spread from 1e-3 to 1e10). Against std::pow,
+// which NumPy's float32 power follows for every special value.
+TEST(JitCpu, PowErrorBoundOverAGrid) {
+  std::vector<float> bases;
+  for (uint64_t bits = 0; bits < (1ull << 32); bits += 49999) bases.push_back(bits_float(static_cast<uint32_t>(bits)));
+  for (float e : {0.0f, 1.0f, 2.0f, 0.5f, 3.0f, 10.0f, INFINITY, std::nanf(""), 1e-45f, 1.17549435e-38f, 3.4028235e38f,
+                  0.999f, 1.001f})
+    for (float sign : {1.0f, -1.0f}) bases.push_back(sign * e);
+  for (int k = 1; k <= 40; ++k) {
+    bases.push_back(1.0f + k * 0x1p-23f);
+    bases.push_back(1.0f - k * 0x1p-24f);
+  }
+  std::vector<float> exps = {0.0f,  -0.0f, 1.0f,   -1.0f,   2.0f,  -2.0f,     3.0f,     -3.0f,     0.5f,
+                             -0.5f, 2.5f,  -2.5f,  1 / 3.0f, 7.0f, -7.0f,     127.0f,   -126.0f,   -149.0f,
+                             150.0f, -150.0f, 16777215.0f, 16777216.0f, -16777215.0f, 1e10f, -1e10f,
+                             INFINITY, -INFINITY, std::nanf(""), 1e-10f, 0x1p-30f, 0.1f, 1e5f, -1e5f};
+  for (float e = 1e-3f; e < 1e4f; e *= 1.71f) {
+    exps.push_back(e);
+    exps.push_back(-e);
+  }
+  const int64_t nb = static_cast<int64_t>(bases.size()), ne = static_cast<int64_t>(exps.size());
+  Tensor b = from_vector<float>(bases, {nb, 1});
+  Tensor e = from_vector<float>(exps, {1, ne});
+  for (jit::Isa isa : isas()) {
+    std::vector<float> got = run_generated(power(b, e), isa);
+    ASSERT_EQ(got.size(), static_cast<size_t>(nb * ne));
+    double worst = 0;
+    float worst_b = 0, worst_e = 0;
+    for (int64_t i = 0; i < nb; ++i)
+      for (int64_t j = 0; j < ne; ++j) {
+        double u = ulps(got[i * ne + j], std::pow(static_cast<double>(bases[i]), static_cast<double>(exps[j])));
+        if (!(u <= worst)) worst = u, worst_b = bases[i], worst_e = exps[j];
+      }
+    // The bound pow documents in jit_cpu/vector_math.h.
+    EXPECT_LE(worst, 1) << "pow on " << jit::name(isa) << ": worst at " << worst_b << " ** " << worst_e;
   }
 }
 
