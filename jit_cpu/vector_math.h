@@ -129,25 +129,26 @@ class VectorMath {
     ops_.blend(dst, s[1], s[0], x);              // by x's sign bit
   }
 
-  // erf(x), odd. a = |x| clamped to 3.92 (erf rounds to 1 beyond):
+  // erf(x), odd. a = |x| clamped to 4 (erf rounds to 1 from 3.9155 on, and
+  // at 4 the result is exactly 1, as gelu's saturation needs):
   // a < 1: a P(a^2), P of degree 6;
   // else:  1 - e^{-a^2} R(a - 2.5), R of degree 8 fit to erfc(a) e^{a^2};
   // a^2 = hi + lo exactly (FMA) and e^{-a^2} = e^{-hi} (1 - lo), since an
   // error in a^2 becomes a relative error of erfc. Max error 3 ulp.
   void erf(const R& dst, const R& x, const Scratch& s) {
     c_.vandps(s[0], x, k_.bits_of(0x7fffffff));
-    c_.vmovaps(dst, k_(3.92f));
+    c_.vmovaps(dst, k_(4.0f));
     c_.vminps(dst, dst, s[0]);                   // a; NaN stays
     c_.vmulps(s[0], dst, dst);                   // hi
     c_.vmovaps(s[1], s[0]);
     c_.vfmsub231ps(s[1], dst, dst);              // lo = a*a - hi
     c_.vsubps(s[2], dst, k_(2.5f));
     horner(s[3], s[2], {0.21080760657787323f, -0.07434218376874924f, 0.02491462603211403f, -0.008132250048220158f,
-                        0.002302505075931549f, -0.0006611205171793699f, 0.0005433187470771372f,
-                        0.0002250619581900537f, 0.00010684302833396941f});
+                        0.002302503911778331f, -0.0006611228454858065f, 0.0005433166516013443f,
+                        0.00022506105597130954f, 0.00010684288281481713f});
     c_.vfnmadd231ps(s[3], s[3], s[1]);           // R (1 - lo)
     c_.vxorps(s[0], s[0], k_.bits_of(0x80000000));
-    exp_poly(s[1], s[2], s[0], s[4], Base::E);   // e^{-hi}: -hi >= -15.4, the fast path holds
+    exp_poly(s[1], s[2], s[0], s[4], Base::E);   // e^{-hi}: -hi >= -16, the fast path holds
     scale_fast(s[1], s[1], s[2]);
     c_.vfnmadd213ps(s[1], s[3], k_(1.0f));       // 1 - e^{-a^2} R
     c_.vmulps(s[0], dst, dst);

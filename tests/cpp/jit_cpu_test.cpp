@@ -323,6 +323,53 @@ TEST(JitCpu, VectorMathErrorBounds) {
   }
 }
 
+// Where the exact value rounds to +-1 or 0 the result is exactly that,
+// not an ulp off (the sweep allows the bound): gelu and friends saturate
+// through these.
+TEST(JitCpu, VectorMathSaturatesExactly) {
+  std::vector<float> far = {4.0f, 5.0f, 9.1f, 10.0f, 40.0f, 1e4f, INFINITY};
+  std::vector<float> xs;
+  for (float v : far) xs.insert(xs.end(), {v, -v});
+  Tensor x = from_vector<float>(xs, {static_cast<int64_t>(xs.size())});
+  for (jit::Isa isa : isas()) {
+    std::vector<float> e = run_generated(erf(x), isa), t = run_generated(tanh(x), isa);
+    for (size_t i = 0; i < xs.size(); ++i) {
+      float one = std::copysign(1.0f, xs[i]);
+      EXPECT_EQ(e[i], one) << "erf(" << xs[i] << ") on " << jit::name(isa);
+      if (std::abs(xs[i]) >= 9.1f) {
+        EXPECT_EQ(t[i], one) << "tanh(" << xs[i] << ") on " << jit::name(isa);
+      }
+    }
+    std::vector<float> big = {40.0f, 1e4f, INFINITY, -104.0f, -1e4f, -INFINITY};
+    Tensor b = from_vector<float>(big, {6});
+    std::vector<float> sg = run_generated(sigmoid(b), isa), ex = run_generated(exp(b), isa);
+    for (size_t i = 0; i < big.size(); ++i) {
+      EXPECT_EQ(sg[i], big[i] > 0 ? 1.0f : 0.0f) << "sigmoid(" << big[i] << ") on " << jit::name(isa);
+      if (big[i] < 0) {
+        EXPECT_EQ(ex[i], 0.0f) << "exp(" << big[i] << ") on " << jit::name(isa);
+      }
+    }
+  }
+}
+
+// Code generation needs no CPU support (only running it does), so the
+// AVX-512 forms of the vector math are emitted on every host: an operand
+// xbyak rejects there throws even where the sweep above cannot run them.
+TEST(JitCpu, VectorMathEmitsForBothIsas) {
+  Tensor x = random_tensor({3, 37}, 1);
+  Tensor y = random_tensor({3, 37}, 2);
+  for (const Tensor& t : {exp(x), exp2(x), expm1(x), log(x), log2(x), log1p(x), tanh(x), sigmoid(x), erf(x), sin(x),
+                          cos(x), power(x, y)}) {
+    Lowered l = lower(std::vector<Tensor>{t});
+    Schedule s = make_schedule(l.graph);
+    ASSERT_EQ(s.steps.size(), 1u);
+    for (jit::Isa isa : {jit::Isa::Avx512, jit::Isa::Avx2}) {
+      std::string why;
+      EXPECT_TRUE(jit::compile(s.steps[0].spec, isa, why)) << jit::name(isa) << ": " << why;
+    }
+  }
+}
+
 // pow over a grid: bases (every 49999th bit pattern, the edges, and values
 // next to 1) times exponents (zeros, integers odd and even, halves,
 // infinities, NaN, and values spread from 1e-3 to 1e10). Against std::pow,
