@@ -162,13 +162,12 @@ class VectorMath {
   }
 
   // sin(x), cos(x): the range reduction runs in float64, on each half of
-  // the lanes: q = rint(x 2/pi), r = x - q pi/2 with pi/2 in three float64
-  // parts (the first product exact by FMA), then r + r^3 S(r^2) and
-  // 1 - r^2/2 + r^4 C(r^2) (degrees 3 and 3) picked and signed by q mod 4.
-  // |x| <= 2^40: max error 1 ulp. Beyond, q no longer comes out right
-  // (float32 values there are 2^17 or more apart, so they carry no phase):
-  // r is clamped to [-pi/4, pi/4] and only |result| <= 1 is promised.
-  // inf and NaN give NaN.
+  // the lanes: q = rint(x 2/pi), r = x - q pi/2, then r + r^3 S(r^2) and
+  // 1 - r^2/2 + r^4 C(r^2) (degrees 3 and 3 in r^2) picked and signed by
+  // q mod 4. For |x| <= 2^30, Cody-Waite with pi/2 in three float64 parts;
+  // a vector with a lane beyond takes reduce_pi_2_any, exact to 2^-83 for
+  // every float32 (a Payne-Hanek-free product with 2/pi in four parts).
+  // Max error 1 ulp for all finite x; inf and NaN give NaN.
   void sin(const R& dst, const R& x, const Scratch& s) { sin_cos(dst, x, s, /*cos=*/false); }
   void cos(const R& dst, const R& x, const Scratch& s) { sin_cos(dst, x, s, /*cos=*/true); }
 
@@ -387,36 +386,103 @@ class VectorMath {
   }
 
   void sin_cos(const R& dst, const R& x, const Scratch& s, bool cos) {
-    const double kRMax = 0.7862;  // pi/4 and a little: where the polynomials were fit
+    Xbyak::Label fast, done;
+    c_.vandps(s[0], x, k_.bits_of(0x7fffffff));
+    ops_.jump_if_none(s[1], s[0], k_(0x1p30f), Ops::Gt, fast);
     for (int h = 0; h < 2; ++h) {
-      ops_.to_f64(s[0], x, h);
-      c_.vmovapd(s[1], k_.f64(0x1.8p52));
-      c_.vfmadd231pd(s[1], s[0], k_.f64(0.6366197723675814));  // q in the low bits
-      c_.vsubpd(s[2], s[1], k_.f64(0x1.8p52));
-      c_.vfnmadd231pd(s[0], s[2], k_.f64(1.5707963267948966));
-      c_.vfnmadd231pd(s[0], s[2], k_.f64(6.123233995736766e-17));
-      c_.vfnmadd231pd(s[0], s[2], k_.f64(-1.4973849048591698e-33));  // r
-      c_.vmovapd(s[2], k_.f64(-kRMax));
-      c_.vmaxpd(s[2], s[2], s[0]);                                    // NaN stays
-      c_.vmovapd(s[3], k_.f64(kRMax));
-      c_.vminpd(s[0], s[3], s[2]);
-      c_.vmulpd(s[2], s[0], s[0]);
-      horner_f64(s[3], s[2], {-0.16666666640588676, 0.008333329280567708, -0.00019839304426927254,
-                              2.7180465642273784e-06});
-      c_.vmulpd(s[3], s[3], s[2]);
-      c_.vfmadd213pd(s[3], s[0], s[0]);                               // sin r
-      horner_f64(s[4], s[2], {0.04166666661910572, -0.001388888346717071, 2.4799451529893815e-05,
-                              -2.720504474805572e-07});
-      c_.vfmadd213pd(s[4], s[2], k_.f64(-0.5));
-      c_.vfmadd213pd(s[4], s[2], k_.f64(1.0));                        // cos r
-      if (cos) c_.vpaddq(s[1], s[1], k_.f64(0x1p-1074));              // q + 1
-      c_.vpsllq(s[2], s[1], 63);
-      ops_.blend_f64(s[3], s[3], s[4], s[2]);                         // odd q: the other one
-      c_.vpsllq(s[1], s[1], 62);
-      c_.vandpd(s[1], s[1], k_.f64(-0.0));
-      c_.vxorpd(s[3], s[3], s[1]);                                    // q mod 4 >= 2: negate
-      ops_.from_f64(dst, s[3], h);
+      reduce_pi_2_any(x, s, h);
+      sin_cos_finish(dst, s, h, cos);
     }
+    c_.jmp(done, Xbyak::CodeGenerator::T_NEAR);
+    c_.L(fast);
+    for (int h = 0; h < 2; ++h) {
+      reduce_pi_2(x, s, h);
+      sin_cos_finish(dst, s, h, cos);
+    }
+    c_.L(done);
+  }
+
+  // Half h of x as float64: s[0] = r = x - q pi/2, s[1] = q + 1.5 2^52 (q in
+  // its low bits). q = rint(x 2/pi) comes right while x 2/pi has no error
+  // near 1/2: |x| <= 2^40, with 2/pi to 2^-54.
+  void reduce_pi_2(const R& x, const Scratch& s, int h) {
+    ops_.to_f64(s[0], x, h);
+    c_.vmovapd(s[1], k_.f64(0x1.8p52));
+    c_.vfmadd231pd(s[1], s[0], k_.f64(0.6366197723675814));
+    c_.vsubpd(s[2], s[1], k_.f64(0x1.8p52));
+    c_.vfnmadd231pd(s[0], s[2], k_.f64(1.5707963267948966));  // exact: |r| < 2 needs 53 bits
+    c_.vfnmadd231pd(s[0], s[2], k_.f64(6.123233995736766e-17));
+    c_.vfnmadd231pd(s[0], s[2], k_.f64(-1.4973849048591698e-33));
+  }
+
+  // The same for any float32 x, without a table (the slow path, taken by a
+  // vector with a lane beyond 2^30): 2/pi = C0 + C1 + C2 + C3 (float64
+  // parts, to 2^-217); each x Ci is split exactly into H + L by FMA, each
+  // of the seven parts that matter reduced mod 4 (exact: a part too large
+  // for its fraction is a multiple of 4 and becomes 0), and the parts
+  // summed with TwoSum into s + comp. Then x 2/pi mod 4 = s + comp to
+  // 2^-83, q = rint(s) and r = (s - q + comp) pi/2.
+  void reduce_pi_2_any(const R& x, const Scratch& s, int h) {
+    static constexpr double kTwoOverPi[] = {0.6366197723675814, -3.935735335036497e-17, -2.1442872565786008e-33,
+                                            1.6107127853188224e-49};
+    c_.vxorpd(s[2], s[2], s[2]);  // s
+    c_.vxorpd(s[3], s[3], s[3]);  // comp
+    for (int i = 0; i < 4; ++i) {
+      ops_.to_f64(s[0], x, h);
+      c_.vmulpd(s[0], s[0], k_.f64(kTwoOverPi[i]));  // H
+      add_mod_4(s[0], s);
+      if (i == 3) break;                             // L3 < 2^-86
+      ops_.to_f64(s[0], x, h);
+      c_.vmulpd(s[1], s[0], k_.f64(kTwoOverPi[i]));
+      c_.vfmsub231pd(s[1], s[0], k_.f64(kTwoOverPi[i]));  // L = x Ci - H, exact
+      c_.vmovapd(s[0], s[1]);
+      add_mod_4(s[0], s);
+    }
+    ops_.round_f64(s[1], s[2], 0);                   // q
+    c_.vsubpd(s[2], s[2], s[1]);
+    c_.vaddpd(s[2], s[2], s[3]);
+    c_.vmulpd(s[0], s[2], k_.f64(1.5707963267948966));  // r
+    c_.vaddpd(s[1], s[1], k_.f64(0x1.8p52));
+  }
+  // (s[2], s[3]) += v mod 4, exactly; v and s[1], s[4] are clobbered.
+  void add_mod_4(const R& v, const Scratch& s) {
+    c_.vmulpd(s[1], v, k_.f64(0.25));
+    ops_.round_f64(s[1], s[1], 0);
+    c_.vfnmadd231pd(v, s[1], k_.f64(4.0));  // v - 4 rint(v/4)
+    c_.vaddpd(s[1], s[2], v);               // TwoSum: S = s + v
+    c_.vsubpd(s[4], s[1], s[2]);            // v' = S - s
+    c_.vsubpd(v, v, s[4]);                  // v - v'
+    c_.vsubpd(s[4], s[1], s[4]);            // S - v'
+    c_.vsubpd(s[2], s[2], s[4]);            // s - (S - v')
+    c_.vaddpd(s[2], s[2], v);               // the rounding error of S
+    c_.vaddpd(s[3], s[3], s[2]);
+    c_.vmovapd(s[2], s[1]);
+  }
+
+  // From r (s[0]) and q (low bits of s[1]): sin r or cos r by q mod 4 (for
+  // cos, q + 1), into half h of dst.
+  void sin_cos_finish(const R& dst, const Scratch& s, int h, bool cos) {
+    const double kRMax = 0.7862;  // pi/4 and a little: where the polynomials were fit
+    c_.vmovapd(s[2], k_.f64(-kRMax));
+    c_.vmaxpd(s[2], s[2], s[0]);  // NaN stays
+    c_.vmovapd(s[3], k_.f64(kRMax));
+    c_.vminpd(s[0], s[3], s[2]);
+    c_.vmulpd(s[2], s[0], s[0]);
+    horner_f64(s[3], s[2], {-0.16666666640588676, 0.008333329280567708, -0.00019839304426927254,
+                            2.7180465642273784e-06});
+    c_.vmulpd(s[3], s[3], s[2]);
+    c_.vfmadd213pd(s[3], s[0], s[0]);  // sin r
+    horner_f64(s[4], s[2], {0.04166666661910572, -0.001388888346717071, 2.4799451529893815e-05,
+                            -2.720504474805572e-07});
+    c_.vfmadd213pd(s[4], s[2], k_.f64(-0.5));
+    c_.vfmadd213pd(s[4], s[2], k_.f64(1.0));  // cos r
+    if (cos) c_.vpaddq(s[1], s[1], k_.f64(0x1p-1074));  // q + 1
+    c_.vpsllq(s[2], s[1], 63);
+    ops_.blend_f64(s[3], s[3], s[4], s[2]);  // odd q: the other one
+    c_.vpsllq(s[1], s[1], 62);
+    c_.vandpd(s[1], s[1], k_.f64(-0.0));
+    c_.vxorpd(s[3], s[3], s[1]);  // q mod 4 >= 2: negate
+    ops_.from_f64(dst, s[3], h);
   }
 
   Xbyak::CodeGenerator& c_;

@@ -92,6 +92,10 @@ class VectorOps {
     if constexpr (kZmm) c_.vrndscaleps(dst, src, mode | 8);
     else c_.vroundps(dst, src, mode | 8);
   }
+  void round_f64(const R& dst, const R& src, uint8_t mode) {
+    if constexpr (kZmm) c_.vrndscalepd(dst, src, mode | 8);
+    else c_.vroundpd(dst, src, mode | 8);
+  }
   // Jumps to `to` when (a pred b) holds in no lane; clobbers `tmp` and the
   // flags. For rare slow paths: the common case costs a compare and a test.
   void jump_if_none(const R& tmp, const R& a, const Xbyak::Operand& b, uint8_t pred, const Xbyak::Label& to) {
