@@ -55,7 +55,11 @@ class Executor {
       }
     }
     std::vector<std::byte*> outs;
-    for (NodeId o : step.group.outputs) {
+    for (size_t k = 0; k < step.group.outputs.size(); ++k) {
+      NodeId o = step.group.outputs[k];
+      const KernelOutput& ko = step.spec.outputs[k];
+      BRAZE_ASSERT(ko.dtype == g[o].dtype && numel(step.spec.shape_of(ko.space)) == numel(g[o].shape()),
+                   "kernel output ", k, " does not match node ", o, "\n", canonical_text(step.spec));
       Array a = allocate_(g[o].dtype, g[o].shape());
       outs.push_back(a.data.get());
       buffers_[o] = std::move(a);
