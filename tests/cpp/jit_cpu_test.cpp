@@ -136,6 +136,50 @@ TEST(JitCpu, TransposedSlicedAndBroadcastInputs) {
   EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
 }
 
+TEST(JitCpu, TiledTransposesAtEveryGroupAndBlockEdge) {
+  // Note [Tiled transposes]: groups of 64 rows, 16-column blocks; rows past
+  // the last full group and columns past the last full block take the
+  // per-row path, and launch splits rows across threads off group bounds.
+  for (int64_t rows : {64, 65, 130, 200}) {
+    for (int64_t cols : {3, 8, 16, 17, 40}) {
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      Tensor a = random_tensor({cols, rows}, 5), b = random_tensor({cols, rows}, 6);
+      Tensor x = random_tensor({rows, cols}, 7), s = random_tensor({rows, 1}, 8);
+      Tensor t = transpose(a);
+      Checked c = check({t + x, t * s - transpose(b), astype(t, DType::Float16), maximum(t, 0.0) * x + s,
+                         index(t, std::vector<Index>{Slice{std::nullopt, std::nullopt, -1}}) + 1.0},
+                        0);
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    }
+  }
+  Tensor p = random_tensor({3, 70, 21}, 9);
+  Checked c = check({permute(p, {2, 0, 1}) * 2.0, permute(p, {0, 2, 1}) + permute(p, {0, 2, 1})}, 0);
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+}
+
+TEST(JitCpu, ColumnReductionsAtEveryTileAndBlockEdge) {
+  // Note [Column reductions]: tiles of 1024 columns, sums blocked by 64 rows.
+  for (int64_t rows : {0, 2, 63, 64, 65, 130}) {
+    for (int64_t cols : {2, 7, 8, 17, 1023, 1025, 2049}) {
+      if (rows * cols > 70000) continue;
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      Tensor x = random_tensor({rows, cols}, 10), b = random_tensor({cols}, 11);
+      Checked c = rows == 0 ? check({sum(x, Axes{{0}}), prod(x, Axes{{0}})})
+                            : check({sum(x, Axes{{0}}), max(x * 2.0, Axes{{0}}), min(x, Axes{{0}}) + b,
+                                     prod(x * 0.5 + 1.0, Axes{{0}}), mean(exp(x) * b, Axes{{0}}, true)},
+                                    1e-5);
+      if (rows > 0) check({astype(mean(x, Axes{{0}}), DType::Float16)}, 1e-3);  // a half ulp of rounding apart
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    }
+  }
+  // The middle axis of three, a transposed input, a half input.
+  Tensor y = random_tensor({3, 70, 21}, 12), t = random_tensor({40, 30}, 13);
+  Checked c = check({sum(y, Axes{{1}}), max(transpose(t), Axes{{0}}), sum(astype(y, DType::BFloat16), Axes{{1}})}, 1e-5);
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  // Reduced again or broadcast back down the columns: interpreted, still right.
+  check({var(t, Axes{{0}}), t - mean(t, Axes{{0}}, true)}, 1e-5);
+}
+
 TEST(JitCpu, HalfAndBoolInputsAndOutputs) {
   Tensor x = random_tensor({5, 33}, 3);
   for (DType t : {DType::Float16, DType::BFloat16}) {
