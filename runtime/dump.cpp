@@ -84,16 +84,17 @@ void Dumper::configure(DumpOptions options) {
   options_ = std::move(options);
 }
 
+DumpOptions Dumper::options() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return options_;
+}
+
 void Dumper::kernel(const Schedule& s, const Step& step, const jit::Lookup& found, jit::Isa isa) {
   if (!enabled()) return;
   KernelKey key = kernel_key(step.spec);
   // The texts are made outside the lock (disassembly is the slow part);
   // the lock keeps configure() and a failed write consistent.
-  DumpOptions o;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    o = options_;
-  }
+  DumpOptions o = options();
   std::string fused = o.fused ? fused_text(s, step, found, isa) : "";
   std::string assembly = o.assembly ? asm_text(key, found, isa) : "";
   std::lock_guard<std::mutex> lock(mu_);

@@ -51,6 +51,7 @@ class Dumper {
   // Replaces the options (tests; the runtime context sets them from the
   // environment once).
   void configure(DumpOptions options);
+  DumpOptions options();
 
   // Writes the files for a kernel step of `s` that the CPU kernel cache has
   // just compiled into `found`. Thread-safe. A failure to write is a warning
