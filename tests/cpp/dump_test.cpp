@@ -44,34 +44,49 @@ std::string read(const std::filesystem::path& p) {
   return s.str();
 }
 
-TEST(Disassemble, SoftmaxKernelReadsAsInstructions) {
+Tensor ramp(int64_t rows, int64_t cols) {
+  std::vector<float> v(rows * cols);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i % 13) * 0.25f - 1.0f;
+  return from_vector<float>(v, {rows, cols});
+}
+
+// Every shape of code the generator emits decodes completely, and the
+// instructions end with the return and the nops that align the pool.
+TEST(Disassemble, GeneratedKernelsReadAsInstructions) {
   if (!have_disassembler()) {
     GTEST_SKIP() << "built without capstone";
   }
-  Schedule s = schedule_of(softmax_input());
-  ASSERT_EQ(s.steps.size(), 1u);
-  for (jit::Isa isa : isas()) {
-    std::string why;
-    std::unique_ptr<jit::CompiledKernel> k = jit::compile(s.steps[0].spec, isa, why);
-    ASSERT_TRUE(k) << why;
-    ASSERT_GT(k->text_size(), 0u);
-    ASSERT_LE(k->text_size(), k->code_size());
-    std::string text = jit::disassemble(k->code(), k->text_size());
-    EXPECT_NE(text.find("vmovups"), std::string::npos) << text;
-    EXPECT_NE(text.find(isa == jit::Isa::Avx512 ? "zmm" : "ymm"), std::string::npos) << text;
-    EXPECT_EQ(text.find(".byte"), std::string::npos) << "capstone failed to decode some of it:\n" << text;
-    // The instructions end with the function's return and the nops that
-    // align the pool; the pool is not part of them.
-    std::istringstream lines(text);
-    bool returned = false;
-    for (std::string line; std::getline(lines, line);) {
-      ASSERT_TRUE(line.starts_with("  0x")) << line;
-      if (returned) {
-        EXPECT_NE(line.find(": nop"), std::string::npos) << "after ret: " << line;
+  Tensor a = ramp(130, 70);
+  std::vector<std::pair<std::string, Tensor>> programs = {
+      {"softmax", softmax_input()},
+      {"tiled transpose", tanh(transpose(a)) + ramp(70, 130)},  // Note [Tiled transposes]
+      {"column sum", sum(a, Axes{{0}})},                       // Note [Column reductions]
+      {"half input", exp(astype(a, DType::Float16)) * 2.0f},
+  };
+  for (const auto& [what, t] : programs) {
+    Schedule s = schedule_of(t);
+    ASSERT_EQ(s.steps.size(), 1u) << what;
+    for (jit::Isa isa : isas()) {
+      std::string why;
+      std::unique_ptr<jit::CompiledKernel> k = jit::compile(s.steps[0].spec, isa, why);
+      ASSERT_TRUE(k) << what << ": " << why;
+      ASSERT_GT(k->text_size(), 0u);
+      ASSERT_LT(k->text_size(), k->code_size()) << what << ": every kernel has constants";
+      EXPECT_EQ(k->text_size() % 64, 0u) << "the pool starts on a cache line";
+      std::string text = jit::disassemble(k->code(), k->text_size());
+      EXPECT_NE(text.find(isa == jit::Isa::Avx512 ? "zmm" : "ymm"), std::string::npos) << what << text;
+      EXPECT_EQ(text.find(".byte"), std::string::npos) << what << ": capstone failed to decode some of it:\n" << text;
+      std::istringstream lines(text);
+      bool returned = false;
+      for (std::string line; std::getline(lines, line);) {
+        ASSERT_TRUE(line.starts_with("  0x")) << line;
+        if (returned) {
+          EXPECT_NE(line.find(": nop"), std::string::npos) << what << ": after ret: " << line;
+        }
+        returned = returned || line.ends_with(": ret");
       }
-      returned = returned || line.ends_with(": ret");
+      EXPECT_TRUE(returned) << what << text;
     }
-    EXPECT_TRUE(returned) << text;
   }
 }
 
