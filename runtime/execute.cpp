@@ -71,6 +71,7 @@ class Executor {
     Runtime& rt = Runtime::get();
     jit::Lookup found = jit::KernelCache::get().find_or_compile(step.spec, rt.cpu_isa());
     if (found.hit) rt.stats().cache_hits_memory.fetch_add(1, std::memory_order_relaxed);
+    if (!found.hit && rt.dumper().enabled()) rt.dumper().kernel(s_, step, found, rt.cpu_isa());  // Note [Dump files]
     if (found.kernel) {
       if (!found.hit) rt.stats().kernels_compiled.fetch_add(1, std::memory_order_relaxed);
       jit::launch(*found.kernel, step.spec, args, outs);
