@@ -8,6 +8,7 @@ Not yet here: mlp, small_chain and loop (they need the library ops and the
 program cache).
 """
 import os
+import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -85,22 +86,30 @@ def main():
         ("transpose_add", 2 * X.nbytes, lambda: tX.T + tX, {"numpy": lambda: X.T + X}),
     ]
     print(f"{'workload':16} {'system':8} {'time ms':>9} {'roofline':>9} {'kernels':>8}  note")
+    codegen_ms = []  # per generated kernel
     for name, min_bytes, build, peers in workloads:
         bw = copy_bandwidth()
         bz.reset_stats()
         t0 = time.perf_counter()
         build().numpy()
         first = time.perf_counter() - t0
-        kernels = bz.stats()["kernels_launched"]
-        interp = bz.stats()["kernels_interpreted"]
+        st = bz.stats()
+        kernels, interp = st["kernels_launched"], st["kernels_interpreted"]
+        if st["kernels_compiled"]:
+            codegen_ms.append(st["codegen_ns"] / st["kernels_compiled"] / 1e6)
         t = best(lambda: build().numpy())
         note = f"first run {first * 1e3:.1f} ms" + (f", {interp} interpreted" if interp else "")
+        if st["kernels_compiled"]:
+            note += f", codegen {codegen_ms[-1]:.3f} ms/kernel"
         print(f"{name:16} {'braze':8} {t * 1e3:9.2f} {min_bytes / bw / t:9.3f} {kernels:8d}  {note}")
         for peer, f in peers.items():
             if f is None:
                 continue
             tp = best(f)
             print(f"{name:16} {peer:8} {tp * 1e3:9.2f} {min_bytes / bw / tp:9.3f} {'':8}  braze is {tp / t:.2f}x")
+    if codegen_ms:
+        print(f"median codegen per kernel: {statistics.median(codegen_ms):.3f} ms over {len(codegen_ms)} kernels "
+              "(xbyak emission, first run of each workload)")
 
 
 if __name__ == "__main__":

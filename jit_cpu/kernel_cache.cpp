@@ -1,6 +1,7 @@
 #include "jit_cpu/kernel_cache.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "graph/check.h"
 #include "jit_cpu/thread_pool.h"
@@ -23,7 +24,9 @@ Lookup KernelCache::find_or_compile(const KernelSpec& spec, Isa isa) {
     return hit;
   }
   Lookup fresh;
+  auto start = std::chrono::steady_clock::now();
   fresh.kernel = compile(spec, isa, fresh.why);
+  fresh.codegen_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
   entries_.emplace(std::move(key), fresh);
   return fresh;
 }

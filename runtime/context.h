@@ -20,6 +20,7 @@ namespace braze {
 #define BRAZE_STATS(X)    \
   X(kernels_launched)     \
   X(kernels_compiled)     \
+  X(codegen_ns)           \
   X(kernels_interpreted)  \
   X(cache_hits_memory)    \
   X(cache_hits_disk)      \

@@ -73,7 +73,10 @@ class Executor {
     if (found.hit) rt.stats().cache_hits_memory.fetch_add(1, std::memory_order_relaxed);
     if (!found.hit && rt.dumper().enabled()) rt.dumper().kernel(s_, step, found, rt.cpu_isa());  // Note [Dump files]
     if (found.kernel) {
-      if (!found.hit) rt.stats().kernels_compiled.fetch_add(1, std::memory_order_relaxed);
+      if (!found.hit) {
+        rt.stats().kernels_compiled.fetch_add(1, std::memory_order_relaxed);
+        rt.stats().codegen_ns.fetch_add(found.codegen_ns, std::memory_order_relaxed);
+      }
       jit::launch(*found.kernel, step.spec, args, outs);
     } else {
       // What the generator does not emit yet runs on the spec interpreter
