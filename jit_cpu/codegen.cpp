@@ -241,6 +241,22 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   int64_t itemsize_of(DType t) const { return static_cast<int64_t>(itemsize(t)); }
 
   void row_pointers() {
+    input_pointers();
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      const KernelOutput& o = s_.outputs[k];
+      int64_t row_bytes = itemsize_of(o.dtype) * (stored_per_element(o) ? p_.row_length : 1);
+      mov(rax, rsi);
+      mov(r9, row_bytes);
+      imul(rax, r9);
+      mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
+      add(rax, qword[r10 + 8 * static_cast<int>(k)]);
+      mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
+    }
+  }
+
+  // Each input's pointer (bytes; elements for an arange) at the start of
+  // the row (the column unit) the outer index names, in its slot.
+  void input_pointers() {
     for (size_t k = 0; k < s_.inputs.size(); ++k) {
       const KernelInput& in = s_.inputs[k];
       if (in.kind == KernelInput::Kind::Scalar) continue;
@@ -258,16 +274,6 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         add(rax, qword[r10 + 8 * static_cast<int>(k)]);
       }
       mov(qword[rsp + in_slot_ + 8 * static_cast<int>(k)], rax);
-    }
-    for (size_t k = 0; k < s_.outputs.size(); ++k) {
-      const KernelOutput& o = s_.outputs[k];
-      int64_t row_bytes = itemsize_of(o.dtype) * (stored_per_element(o) ? p_.row_length : 1);
-      mov(rax, rsi);
-      mov(r9, row_bytes);
-      imul(rax, r9);
-      mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
-      add(rax, qword[r10 + 8 * static_cast<int>(k)]);
-      mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
     }
   }
 
@@ -633,14 +639,22 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void check_columns() {
     for (size_t v = 0; v < s_.body.size(); ++v) {
       const KernelOp& op = s_.body[v];
-      if (reduces(op) && (!elem_[op.args[0]] || stage_[op.args[0]] != 0))
-        throw Unsupported("a column reduction of a value that does not vary along the row or is itself reduced");
-      if (stage_[v] > 1 || (stage_[v] == 1 && op.space != Space::Reduced))
-        throw Unsupported("a column reduction whose result is broadcast back or reduced again");
+      if (reduces(op) && !elem_[op.args[0]])
+        throw Unsupported("a column reduction of a value that does not vary along the row");
     }
     for (const KernelOutput& o : s_.outputs)
-      if (o.space != Space::Reduced || stage_[o.value] != 1 || !elem_[o.value])
-        throw Unsupported("a column reduction with outputs that are not per-column results");
+      if (!elem_[o.value]) throw Unsupported("a column reduction with an output that does not vary along the row");
+  }
+
+  // Passes down the columns: pass p feeds the reductions of values of stage
+  // p and stores the Full outputs of stage p (x - x.mean(0) takes two).
+  int column_passes() const {
+    int n = 1;
+    for (size_t v = 0; v < s_.body.size(); ++v)
+      if (reduces(s_.body[v])) n = std::max(n, stage_[s_.body[v].args[0]] + 1);
+    for (const KernelOutput& o : s_.outputs)
+      if (o.space == Space::Full) n = std::max(n, stage_[o.value] + 1);
+    return n;
   }
 
   template <class F>
@@ -683,7 +697,6 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     L(unit_loop);
     cmp(rsi, rdx);
     jge(done, T_NEAR);
-    row_pointers();
     column_output_pointers();
     if (last != p_.column_tile) {
       mov(rax, qword[rsp + kIndex + 8 * (outer - 1)]);
@@ -722,7 +735,27 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     add(rax, r9);
     mov(r11, rax);
     for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      if (s_.outputs[k].space == Space::Full) continue;  // full_output_pointers, per pass
       imul(rax, r11, static_cast<int>(itemsize_of(s_.outputs[k].dtype)));
+      mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
+      add(rax, qword[r10 + 8 * static_cast<int>(k)]);
+      mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
+    }
+  }
+
+  // Full outputs are dense over the domain: walked like inputs, from the
+  // unit's first row.
+  void full_output_pointers() {
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      if (s_.outputs[k].space != Space::Full) continue;
+      const RowPlan::Access& a = p_.full_outputs[k];
+      xor_(rax, rax);
+      for (size_t d = 0; d < p_.outer.size(); ++d) {
+        mov(r9, qword[rsp + kIndex + 8 * static_cast<int>(d)]);
+        imul(r9, r9, static_cast<int>(a.outer_strides[d]));
+        add(rax, r9);
+      }
+      imul(rax, rax, static_cast<int>(itemsize_of(s_.outputs[k].dtype)));
       mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
       add(rax, qword[r10 + 8 * static_cast<int>(k)]);
       mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
@@ -736,8 +769,6 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       mov(eax, t ? (1u << t) - 1 : 0xffff);
       kmovw(k1, eax);
     }
-    bool sums = false;
-    for (int32_t r : reds) sums = sums || s_.body[r].op == Op::Sum;
     each_vector(width, [&](bool) {
       for (int32_t r : reds) {
         vmovaps(scratch(0), k_(start_value(s_.body[r].op)));
@@ -745,18 +776,61 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         if (s_.body[r].op == Op::Sum) vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
       }
     });
-    // Down the columns.
-    Pass down;
-    std::vector<bool> need(s_.body.size(), false), none(s_.body.size(), false), stashed(s_.body.size(), false);
-    for (int32_t r : reds) {
-      down.reductions.push_back(r);
-      mark(s_.body[r].args[0], need, none, stashed);
-    }
-    for (size_t v = 0; v < s_.body.size(); ++v)
-      if (need[v]) down.values.push_back(static_cast<int32_t>(v));
-    mov(qword[rsp + count_slot_], 0);
-    Xbyak::Label row, no_rows;
+    Xbyak::Label no_rows;
     if (p_.reduce_length == 0) jmp(no_rows, T_NEAR);  // an empty reduction: the identities stand
+    for (int p = 0; p < column_passes(); ++p) column_pass(p, width);
+    L(no_rows);
+    // The per-column results and what the group computes from them.
+    Pass results;
+    std::vector<bool> need(s_.body.size(), false), from_total(s_.body.size(), false);
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      if (s_.outputs[k].space == Space::Full) continue;  // stored on the way down
+      results.stores.push_back(k);
+      mark_results(s_.outputs[k].value, need, from_total);
+    }
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      if (need[v]) results.values.push_back(static_cast<int32_t>(v));
+      if (from_total[v]) results.from_stash.push_back(static_cast<int32_t>(v));
+    }
+    const_reg_.assign(s_.body.size(), -1);
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (elem_[v] || stage_[v] != 0 || op.space != Space::Reduced) continue;
+      const_reg_[v] = alloc();
+      if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
+      else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
+    }
+    if (!results.stores.empty()) each_vector(width, [&](bool tail) { pass_body(results, tail); });
+    std::fill(std::begin(used_), std::end(used_), false);
+  }
+
+  // Pass p down the R rows of the unit: computes per element what the
+  // pass's reductions and Full outputs need, reading the per-column totals
+  // of earlier passes' reductions from scratch.
+  void column_pass(int p, int64_t width) {
+    Pass down;
+    std::vector<bool> need(s_.body.size(), false), from_total(s_.body.size(), false);
+    std::vector<int32_t> sums;
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (!reduces(op) || stage_[op.args[0]] != p) continue;
+      down.reductions.push_back(static_cast<int32_t>(v));
+      if (op.op == Op::Sum) sums.push_back(static_cast<int32_t>(v));
+      mark_results(op.args[0], need, from_total);
+    }
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      if (s_.outputs[k].space != Space::Full || stage_[s_.outputs[k].value] != p) continue;
+      down.stores.push_back(k);
+      mark_results(s_.outputs[k].value, need, from_total);
+    }
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      if (need[v]) down.values.push_back(static_cast<int32_t>(v));
+      if (from_total[v]) down.from_stash.push_back(static_cast<int32_t>(v));
+    }
+    input_pointers();
+    full_output_pointers();
+    mov(qword[rsp + count_slot_], 0);
+    Xbyak::Label row;
     L(row);
     const_reg_.assign(s_.body.size(), -1);
     std::fill(std::begin(used_), std::end(used_), false);
@@ -774,41 +848,22 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       int64_t step = p_.inputs[k].reduce_stride * (in.kind == KernelInput::Kind::Buffer ? itemsize_of(in.dtype) : 1);
       if (step != 0) add(qword[rsp + in_slot_ + 8 * static_cast<int>(k)], static_cast<int>(step));
     }
+    for (size_t k : down.stores) {
+      int64_t step = p_.full_outputs[k].reduce_stride * itemsize_of(s_.outputs[k].dtype);
+      add(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], static_cast<int>(step));
+    }
     inc(qword[rsp + count_slot_]);
-    if (sums) {
+    if (!sums.empty()) {
       Xbyak::Label skip;
       test(qword[rsp + count_slot_], kColumnBlock - 1);
       jnz(skip, T_NEAR);
-      fold_column_blocks(width, reds);
+      fold_column_blocks(width, sums);
       L(skip);
     }
     mov(rax, p_.reduce_length);
     cmp(qword[rsp + count_slot_], rax);
     jl(row, T_NEAR);
-    if (sums && p_.reduce_length % kColumnBlock != 0) fold_column_blocks(width, reds);
-    L(no_rows);
-    // The per-column results and what the group computes from them.
-    Pass results;
-    std::fill(need.begin(), need.end(), false);
-    std::vector<bool> from_total(s_.body.size(), false);
-    for (size_t k = 0; k < s_.outputs.size(); ++k) {
-      results.stores.push_back(k);
-      mark_results(s_.outputs[k].value, need, from_total);
-    }
-    for (size_t v = 0; v < s_.body.size(); ++v) {
-      if (need[v]) results.values.push_back(static_cast<int32_t>(v));
-      if (from_total[v]) results.from_stash.push_back(static_cast<int32_t>(v));
-    }
-    const_reg_.assign(s_.body.size(), -1);
-    for (size_t v = 0; v < s_.body.size(); ++v) {
-      const KernelOp& op = s_.body[v];
-      if (elem_[v] || stage_[v] != 0 || op.space != Space::Reduced) continue;
-      const_reg_[v] = alloc();
-      if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
-      else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
-    }
-    each_vector(width, [&](bool tail) { pass_body(results, tail); });
-    std::fill(std::begin(used_), std::end(used_), false);
+    if (!sums.empty() && p_.reduce_length % kColumnBlock != 0) fold_column_blocks(width, sums);
   }
 
   void mark_results(int32_t v, std::vector<bool>& need, std::vector<bool>& from_total) const {
@@ -821,10 +876,9 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     for (int32_t a : s_.body[v].args) mark_results(a, need, from_total);
   }
 
-  void fold_column_blocks(int64_t width, const std::vector<int32_t>& reds) {
+  void fold_column_blocks(int64_t width, const std::vector<int32_t>& sums) {
     each_vector(width, [&](bool) {
-      for (int32_t r : reds) {
-        if (s_.body[r].op != Op::Sum) continue;
+      for (int32_t r : sums) {
         vmovups(scratch(0), stash_at(stash_slot_[r]));
         vaddps(scratch(0), scratch(0), stash_at(stash_slot_[r] + 1));
         vmovups(stash_at(stash_slot_[r]), scratch(0));

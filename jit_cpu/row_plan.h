@@ -25,8 +25,12 @@ namespace braze::jit {
 // is still read in contiguous rows. The kept axes O..., O'... are the
 // units' index, in order, so the outputs are dense over them. Columns are
 // cut into tiles of kColumnTile so that threads share the work even when
-// there are few kept rows: `outer` is [O..., O'..., number of tiles]. Two
-// separate reduced groups have no plan (the spec interpreter runs them).
+// there are few kept rows: `outer` is [O..., O'..., number of tiles]. A
+// value computed from the per-column results and used per element again
+// (x - x.mean(0), batch normalisation) takes another pass down R: pass p
+// feeds the reductions of stage-p values and stores the Full outputs of
+// stage p, reading earlier totals from scratch. Two separate reduced groups
+// have no plan (the spec interpreter runs them).
 inline constexpr int64_t kColumnTile = 2048;
 
 struct RowPlan {
@@ -45,6 +49,9 @@ struct RowPlan {
     int64_t reduce_stride = 0;  // along R, for a column plan
   };
   std::vector<Access> inputs;
+  // Column plans: per spec output, how a Full output (dense over the
+  // domain) is walked, as if it were an input; default for Reduced ones.
+  std::vector<Access> full_outputs;
   int64_t rows() const;
 };
 

@@ -186,8 +186,24 @@ TEST(JitCpu, ColumnReductionsAtEveryTileAndBlockEdge) {
              sum(z, Axes{{0, 2}}, true)},
             1e-5);
   EXPECT_EQ(c.interpreted, 1) << ::testing::PrintToString(c.why);  // only the last: two separate reduced groups
-  // Reduced again or broadcast back down the columns: interpreted, still right.
-  check({var(t, Axes{{0}}), t - mean(t, Axes{{0}}, true)}, 1e-5);
+  // Broadcast back down the columns and reduced again: a pass down the
+  // columns per stage (batch normalisation over the batch axis).
+  for (int64_t rows : {1, 65, 130}) {
+    for (int64_t cols : {7, 2049}) {
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      Tensor x = random_tensor({rows, cols}, 15), g = random_tensor({cols}, 16);
+      Tensor m = mean(x, Axes{{0}}, true);
+      Tensor normed = (x - m) * rsqrt(mean(square(x - m), Axes{{0}}, true) + 1e-5) * g;
+      c = check({var(x, Axes{{0}}), x - m, normed, m}, 1e-4);
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+      c = check({astype(normed, DType::Float16)}, 1e-3);  // an f16 ulp apart where float32 results differ slightly
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    }
+  }
+  Tensor n = random_tensor({6, 3, 5, 9}, 17);  // NCHW-like, statistics over N
+  c = check({n - max(n, Axes{{0}}, true), exp(n - max(n, Axes{{0}}, true)) / sum(exp(n - max(n, Axes{{0}}, true)), Axes{{0}}, true)},
+            1e-5);
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
 }
 
 TEST(JitCpu, HalfAndBoolInputsAndOutputs) {
