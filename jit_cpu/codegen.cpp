@@ -169,9 +169,6 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       for (int64_t st : a.outer_strides)
         if (!fits_int32(st)) throw Unsupported("strides past 32 bits");
       if (!fits_int32(a.reduce_stride * 8)) throw Unsupported("strides past 32 bits");
-      bool strided = a.inner_stride != 0 && a.inner_stride != 1;
-      if (strided && s_.inputs[k].kind == KernelInput::Kind::Buffer && itemsize(s_.inputs[k].dtype) != 4)
-        throw Unsupported("a strided " + std::string(name(s_.inputs[k].dtype)) + " input");
     }
   }
 
@@ -1006,7 +1003,17 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       return;
     }
     const int size = static_cast<int>(itemsize(in.dtype));
-    if (stride != 1) {  // a gather of 32-bit elements (check_supported)
+    Xbyak::RegExp at = rax + r8 * size;
+    if (stride != 1 && size != 4) {
+      // No gathers of 8- and 16-bit elements (a 32-bit gather would read
+      // past the buffer's end): the lanes are copied one by one into the
+      // bounce area and loaded from there as a contiguous vector.
+      imul(r9, r8, static_cast<int>(stride * size));
+      add(rax, r9);
+      bounce_strided(size, stride * size, tail ? static_cast<int>(width_ % V) : V);
+      at = rsp + kBounce;
+      tail = false;
+    } else if (stride != 1) {  // a gather of 32-bit elements
       std::array<uint32_t, 16> lanes{};
       for (int i = 0; i < 16; ++i) lanes[i] = static_cast<uint32_t>(i * stride);
       imul(r9, r8, static_cast<int>(stride * size));
@@ -1024,7 +1031,6 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       }
       return;
     }
-    Xbyak::RegExp at = rax + r8 * size;
     if (tail && !kZmm) {
       if (size == 4) {
         vmovups(scratch(4), tail_mask());
@@ -1111,6 +1117,22 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         mov(word[rsp + kBounce + 2 * i], r9w);
       } else {
         movzx(r9d, byte[rax + r8 + i]);
+        mov(byte[rsp + kBounce + i], r9b);
+      }
+    }
+  }
+
+  // Copies `n` elements of `size` bytes, `step` bytes apart from rax on,
+  // into the zeroed bounce area.
+  void bounce_strided(int size, int64_t step, int n) {
+    vxorps(Xbyak::Ymm(0), Xbyak::Ymm(0), Xbyak::Ymm(0));
+    vmovups(ptr[rsp + kBounce], Xbyak::Ymm(0));
+    for (int i = 0; i < n; ++i) {
+      if (size == 2) {
+        movzx(r9d, word[rax + static_cast<int>(i * step)]);
+        mov(word[rsp + kBounce + 2 * i], r9w);
+      } else {
+        movzx(r9d, byte[rax + static_cast<int>(i * step)]);
         mov(byte[rsp + kBounce + i], r9b);
       }
     }
