@@ -154,8 +154,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       if (in.kind == KernelInput::Kind::Arange && in.dtype != DType::Float32 && lanes_of(in.dtype) != Lanes::Int)
         throw Unsupported("an arange of dtype " + std::string(name(in.dtype)));
     }
-    for (const KernelOp& op : s_.body) {
-      if (!lanes_of(op.dtype)) throw Unsupported("values of dtype " + std::string(name(op.dtype)));
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (!lanes_of(op.dtype) && !int64_row_total(static_cast<int32_t>(v)))
+        throw Unsupported("values of dtype " + std::string(name(op.dtype)));
       // float32 lanes round an int32 past 2^24, which a comparison would
       // see (16777217 == 16777216.0f); the reference compares exactly.
       if (info(op.op).dtype_rule == DTypeRule::Compare && compute_lanes(compute_dtype_of(op)) == Lanes::Float)
@@ -170,6 +172,26 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         if (!fits_int32(st)) throw Unsupported("strides past 32 bits");
       if (!fits_int32(a.reduce_stride * 8)) throw Unsupported("strides past 32 bits");
     }
+  }
+
+  // Note [Integer sums]
+  // NumPy sums integers and bools into int64, which has no lanes. A row sum
+  // of integer lanes that is only stored (a count of trues, x.sum(-1) of
+  // int8) is still generated: it accumulates V/2 int64 lanes, each 32-bit
+  // lane sign-extended into them, and adds those up in a general register.
+  // Anything that computes with an int64 (even sum + 1), products and
+  // column sums run on the spec interpreter.
+  bool int64_row_total(int32_t v) const {
+    const KernelOp& op = s_.body[v];
+    if (op.dtype != DType::Int64) return false;
+    bool sum = op.op == Op::Sum && !p_.columns && reduces(op) && lanes_of(s_.body[op.args[0]].dtype);
+    bool copy = op.op == Op::Copy && int64_row_total(op.args[0]);
+    if (!sum && !copy) return false;
+    for (const KernelOp& user : s_.body)  // a copy (a reshape's) is checked on its own
+      if (user.op != Op::Copy && std::count(user.args.begin(), user.args.end(), v)) return false;
+    for (const KernelOutput& o : s_.outputs)
+      if (o.value == v && stored_per_element(o)) return false;
+    return true;
   }
 
   // Note [Lanes]: the kind of lanes value v's register holds.
@@ -407,8 +429,12 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     if (pass.reductions.empty() && pass.stores.empty()) return;
     for (int32_t r : pass.reductions) {
       int acc = alloc();
-      vmovaps(vr(acc), start_value(r));
       pass.acc[r] = acc;
+      if (int64_row_total(r)) {
+        vxorps(vr(acc), vr(acc), vr(acc));
+        continue;
+      }
+      vmovaps(vr(acc), start_value(r));
       if (s_.body[r].op == Op::Sum) {
         int total = alloc();
         vmovaps(vr(total), k_(-0.0f));
@@ -912,6 +938,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       return;
     }
     Vmm acc = vr(pass.acc[r]);
+    if (int64_row_total(r)) {
+      accumulate_int64(acc, x, lanes(s_.body[r].args[0]), tail);
+      return;
+    }
     Vmm v = x;
     if (tail) {  // lanes past the row contribute the identity
       v = scratch(0);
@@ -943,9 +973,38 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   // Horizontal reduction of the accumulator; the result, broadcast, is the
   // reduce op's row constant.
+  // Note [Integer sums]: acc (int64 lanes) += the int32 lanes of x.
+  void accumulate_int64(const Vmm& acc, const Vmm& x, Lanes l, bool tail) {
+    using Half = typename IntOps<Vmm>::Half;
+    Vmm v = x;
+    if (l == Lanes::Mask) {
+      vandps(scratch(0), x, k_.bits_of(1));
+      v = scratch(0);
+    }
+    if (tail) {  // lanes past the row add 0
+      vandps(scratch(0), v, tail_mask());
+      v = scratch(0);
+    }
+    vpmovsxdq(scratch(1), Half(v.getIdx()));
+    vpaddq(acc, acc, scratch(1));
+    if constexpr (kZmm) vextracti64x4(Half(2), v, 1);
+    else vextracti128(Half(2), v, 1);
+    vpmovsxdq(scratch(1), Half(2));
+    vpaddq(acc, acc, scratch(1));
+  }
+
   void finish_reduction(Pass& pass, int32_t r) {
     Op op = s_.body[r].op;
     int acc = pass.acc[r];
+    if (int64_row_total(r)) {  // the row's int64 total, broadcast
+      vmovups(ptr[rsp + kBounce], vr(acc));
+      mov(rax, qword[rsp + kBounce]);
+      for (int i = 1; i < V / 2; ++i) add(rax, qword[rsp + kBounce + 8 * i]);
+      vmovq(Xbyak::Xmm(0), rax);
+      vpbroadcastq(vr(acc), Xbyak::Xmm(0));
+      const_reg_[r] = acc;
+      return;
+    }
     if (pass.total.count(r)) {
       vaddps(vr(acc), vr(acc), vr(pass.total[r]));
       release(pass.total[r]);
@@ -1307,6 +1366,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     switch (o.dtype) {
       case DType::Float32:
       case DType::Int32: vmovss(dword[rax], xv); return;
+      case DType::Int64: vmovq(qword[rax], xv); return;  // Note [Integer sums]
       case DType::Int8:
       case DType::UInt8:
         vmovd(r9d, xv);

@@ -239,11 +239,27 @@ TEST(JitCpuDtypes, EmptyIntegerTensors) {
   check_both({e + 1, astype(e, DType::Float32), e > 0, u * 2, max(values_of(DType::Int32, {0, 4}, 3), Axes{{1}})});
 }
 
-// Integer sums and products are int64 (NumPy's), which has no lanes: those
-// kernels are interpreted, and right.
-TEST(JitCpuDtypes, IntegerSumsAreInt64AndInterpreted) {
+// Note [Integer sums]: row sums of integers and bools are int64, exact
+// past int32 (a row of INT32_MAX); what computes with an int64 further,
+// products and column sums are interpreted, and right.
+TEST(JitCpuDtypes, IntegerRowSumsAreInt64) {
+  // An empty sum folds to a constant 0, and a sum over a size-1 axis is
+  // the value widened per element: int64 values, interpreted.
+  check_both({sum(values_of(DType::Int8, {5, 0}, 1), Axes{{-1}}), sum(values_of(DType::Int8, {5, 1}, 1), Axes{{-1}})});
+  for (int64_t n : {2, 7, 8, 9, 17, 33, 100}) {
+    SCOPED_TRACE("length " + std::to_string(n));
+    for (DType t : kIntegral) {
+      Tensor x = values_of(t, {5, n}, static_cast<uint32_t>(n));
+      expect_all_generated(check_both({sum(x, Axes{{-1}}), sum(x, Axes{{-1}}, true)}));
+    }
+    Tensor f = values_of(DType::Float32, {5, n}, 7);
+    expect_all_generated(check_both({sum(f > 0.5, Axes{{-1}}), sum(astype(f, DType::Int8), Axes{{-1}})}));
+  }
+  Tensor big = full({2, 40}, Scalar(int64_t{INT32_MAX}), DType::Int32);
+  realize({big});
+  expect_all_generated(check_both({sum(big, Axes{{-1}}), sum(-big - 1, Axes{{-1}}), sum(big)}));
   Tensor x = values_of(DType::Int32, {4, 9}, 1);
-  Checked c = check_both({sum(x, Axes{{-1}}), sum(x > 0, Axes{{-1}})});
+  Checked c = check_both({prod(x, Axes{{-1}}), sum(x, Axes{{-1}}) + 1, sum(x, Axes{{0}})});
   EXPECT_GT(c.interpreted, 0);
 }
 
