@@ -74,6 +74,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       : CodeGenerator(4096, Xbyak::AutoGrow), s_(spec), p_(plan), k_(*this), ops_(*this, k_), ints_(*this, k_, ops_) {}
 
   bool streams() const { return stream_; }
+  // Bytes of instructions; the constant pool follows them.
+  size_t text_size() const { return k_.code_size(); }
   // Floats of per-thread scratch a launch must pass (Note [Stashed values]).
   int64_t stash_floats() const { return static_cast<int64_t>(max_stashes_) * stash_row_bytes() / 4; }
 
@@ -1653,6 +1655,7 @@ class GeneratedKernel final : public CompiledKernel {
   KernelFn fn() const override { return gen_.template getCode<KernelFn>(); }
   const uint8_t* code() const override { return gen_.getCode(); }
   size_t code_size() const override { return gen_.getSize(); }
+  size_t text_size() const override { return gen_.text_size(); }
 
  private:
   RowKernelGen<Vmm> gen_;

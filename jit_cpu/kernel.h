@@ -36,6 +36,10 @@ class CompiledKernel {
   virtual KernelFn fn() const = 0;
   virtual const uint8_t* code() const = 0;  // the machine code, for disassembly
   virtual size_t code_size() const = 0;
+  // The first text_size() bytes are instructions (the last ones nops
+  // aligning the pool); the rest, up to code_size(), is the constant pool:
+  // data, which a disassembler would print as nonsense.
+  virtual size_t text_size() const = 0;
   const RowPlan& plan() const { return plan_; }
   // Writes outputs with aligned non-temporal stores (Note [Streaming
   // stores] in codegen.cpp): output buffers must be 64-byte aligned.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 
 #include "graph/check.h"
 #include "jit_cpu/lanes.h"
@@ -25,7 +26,9 @@ Lookup KernelCache::find_or_compile(const KernelSpec& spec, Isa isa) {
     return hit;
   }
   Lookup fresh;
+  auto start = std::chrono::steady_clock::now();
   fresh.kernel = compile(spec, isa, fresh.why);
+  fresh.codegen_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
   entries_.emplace(std::move(key), fresh);
   return fresh;
 }
