@@ -26,6 +26,7 @@ namespace {
 using testing::check;
 using testing::check_schedule;
 using testing::Checked;
+using testing::close;
 using testing::isas;
 
 Tensor random_tensor(Shape shape, uint32_t seed, float scale = 2.0f) {
