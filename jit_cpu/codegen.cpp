@@ -40,8 +40,8 @@ bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 // so a kernel that writes an output far larger than the last-level cache
 // moves 3 bytes per byte it reads-and-writes, where a copy with
 // non-temporal stores moves 2. Such outputs are written with vmovntps,
-// which needs aligned addresses: it is used when every row of a float32 (or int32)
-// output starts on a vector boundary (rows a multiple of the vector width;
+// which needs aligned addresses: it is used when every row of a float32
+// or int32 output starts on a vector boundary (rows a multiple of the vector width;
 // launch checks the buffers are 64-byte aligned) and for full vectors only.
 // Below the threshold the output is likely read again soon from cache by
 // the next kernel, and a cached store is better.
