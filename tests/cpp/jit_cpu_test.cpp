@@ -17,98 +17,17 @@
 #include "runtime/braze.h"
 #include "runtime/execute.h"
 #include "runtime/lower.h"
+#include "tests/cpp/jit_check.h"
 #include "tests/cpp/random_graph.h"
 
 namespace braze {
 namespace {
 
-std::vector<jit::Isa> isas() {
-  std::vector<jit::Isa> out;
-  for (jit::Isa i : {jit::Isa::Avx512, jit::Isa::Avx2})
-    if (jit::cpu_supports(i)) out.push_back(i);
-  return out;
-}
-
-double value_at(const Array& a, int64_t i) { return load_double(a.dtype, a.data.get(), i); }
-
-// Within a relative and absolute tolerance; NaN only where NaN; same inf.
-::testing::AssertionResult close(const Array& got, const Array& want, double tol) {
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    double g = value_at(got, i), w = value_at(want, i);
-    if (std::isnan(w) && std::isnan(g)) continue;
-    if (g == w) continue;
-    if (std::isnan(g) || std::isnan(w) || std::isinf(g) || std::isinf(w) ||
-        std::abs(g - w) > tol * (1 + std::abs(w)))
-      return ::testing::AssertionFailure() << "element " << i << ": got " << g << ", want " << w;
-  }
-  return ::testing::AssertionSuccess();
-}
-
-struct Checked {
-  int compiled = 0, interpreted = 0;
-  std::vector<std::string> why;  // per interpreted kernel
-};
-
-// Runs every kernel step of the schedule both generated (for `isa`) and
-// interpreted, compares their outputs, and feeds the interpreted ones on.
-Checked check_schedule(const Schedule& s, std::span<const Array> inputs, jit::Isa isa, double tol) {
-  Checked c;
-  const Graph& g = s.graph;
-  std::unordered_map<NodeId, Array> buffers;
-  for (NodeId id : g.inputs()) buffers[id] = inputs[g[id].attr.ints[0]];
-  for (const Step& st : s.steps) {
-    if (st.group.kind == FusedGroup::Kind::Library) {
-      NodeId id = st.group.nodes[0];
-      std::vector<reference::StridedArray> in;
-      for (NodeId i : g[id].inputs) in.push_back({&buffers.at(g.base(i)), g[i].view});
-      buffers[id] = reference::evaluate_node(g[id], in);
-      continue;
-    }
-    std::vector<KernelArg> args(st.reads.size());
-    for (size_t k = 0; k < st.reads.size(); ++k) {
-      const Node& n = g[st.reads[k]];
-      if (st.spec.inputs[k].kind == KernelInput::Kind::Buffer) args[k].data = buffers.at(st.reads[k]).data.get();
-      for (size_t j = 0; j < n.attr.reals.size(); ++j) args[k].real[j] = n.attr.reals[j];
-      for (size_t j = 0; j < n.attr.ints.size(); ++j) args[k].integer[j] = n.attr.ints[j];
-    }
-    std::vector<Array> want, got;
-    std::vector<std::byte*> want_ptr, got_ptr;
-    for (NodeId o : st.group.outputs) {
-      want.push_back(allocate_array(g[o].dtype, g[o].shape()));
-      got.push_back(allocate_array(g[o].dtype, g[o].shape()));
-      want_ptr.push_back(want.back().data.get());
-      got_ptr.push_back(got.back().data.get());
-    }
-    interpret_spec(st.spec, args, want_ptr);
-    std::string why;
-    std::unique_ptr<jit::CompiledKernel> k = jit::compile(st.spec, isa, why);
-    if (k) {
-      ++c.compiled;
-      jit::launch(*k, st.spec, args, got_ptr);
-      for (size_t i = 0; i < want.size(); ++i)
-        EXPECT_TRUE(close(got[i], want[i], tol)) << "output " << i << " on " << jit::name(isa) << "\n"
-                                                 << canonical_text(st.spec);
-    } else {
-      ++c.interpreted;
-      c.why.push_back(why);
-    }
-    for (size_t i = 0; i < want.size(); ++i) buffers[st.group.outputs[i]] = want[i];
-  }
-  return c;
-}
-
-Checked check(std::initializer_list<Tensor> roots, double tol = 2e-6) {
-  Lowered l = lower(std::span<const Tensor>(roots.begin(), roots.size()));
-  Schedule s = make_schedule(l.graph);
-  Checked total;
-  for (jit::Isa isa : isas()) {
-    Checked c = check_schedule(s, l.inputs, isa, tol);
-    total.compiled += c.compiled;
-    total.interpreted += c.interpreted;
-    total.why.insert(total.why.end(), c.why.begin(), c.why.end());
-  }
-  return total;
-}
+using testing::check;
+using testing::check_schedule;
+using testing::Checked;
+using testing::close;
+using testing::isas;
 
 Tensor random_tensor(Shape shape, uint32_t seed, float scale = 2.0f) {
   std::mt19937 rng(seed);

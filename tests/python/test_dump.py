@@ -18,8 +18,8 @@ PROGRAM = textwrap.dedent("""
     x = bz.tensor(np.arange(48, dtype=np.float32).reshape(3, 16) / 7)
     for _ in range(2):                      # the same kernel twice: written once
         bz.softmax(x, axis=-1).numpy()
-    i = bz.tensor(np.arange(5, dtype=np.int32))
-    (i * i).numpy()                         # int32 runs on the interpreter today
+    i = bz.tensor(np.arange(5, dtype=np.int64))
+    (i * i).numpy()                         # int64 runs on the interpreter
 """)
 
 
@@ -53,7 +53,7 @@ def test_dump_writes_fused_text_and_assembly_per_kernel(tmp_path):
         assert "# the instructions' bytes\n" in generated[0]
     else:
         assert "vmaxps" in generated[0] and "vfmadd" in generated[0] and ": ret\n" in generated[0]
-    assert "int32" in interpreted[0], interpreted[0]
+    assert "int64" in interpreted[0], interpreted[0]
 
     softmax = next(p.read_text() for p in fused if "Exp#" in p.read_text())
     key = softmax.split()[1]
