@@ -268,7 +268,7 @@ bool check_elementwise(Op op, const std::vector<DType>& dtypes, Layout l, const 
     for (int64_t j = 0; j < cols; ++j) {
       int64_t flat = i * cols + j;
       std::string where = what + " at (" + std::to_string(i) + ", " + std::to_string(j) + ") of " +
-                          std::string(name(dtypes[0])) + (dtypes.size() > 1 ? "," + std::string(name(dtypes[1])) : "");
+                          std::string(name(dtypes[0])) + (dtypes.size() > 1 ? std::string(",").append(name(dtypes[1])) : std::string());
       if (real) {
         double args[3];
         for (size_t k = 0; k < operands.size(); ++k)
