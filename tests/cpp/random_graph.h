@@ -1,8 +1,11 @@
 // A generator of random graphs of element-wise, view and reduction ops
-// over a few float32 inputs: the fuzzers of fusion and of the CPU JIT.
+// over a few float32 inputs (some elements NaN, +-inf, +-0.0) and special
+// constants (so that constant folding and simplification fire): the
+// fuzzers of fusion and of the CPU JIT.
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -42,7 +45,7 @@ class RandomGraph {
     NodeId a = pool_[pick(0, static_cast<int>(pool_.size()) - 1)];
     NodeId b = pool_[pick(0, static_cast<int>(pool_.size()) - 1)];
     int64_t rank = g[a].rank();
-    switch (pick(0, 7)) {
+    switch (pick(0, 8)) {
       case 0: {
         static constexpr Op unary[] = {Op::Exp, Op::Neg, Op::Tanh, Op::Abs, Op::Sigmoid, Op::Sqrt, Op::Square};
         return g.apply(unary[pick(0, 6)], {a});
@@ -91,16 +94,37 @@ class RandomGraph {
         NodeId m = g.apply(Op::Max, {a}, Attr{{rank - 1}, {}});
         return g.apply(Op::Sub, {a, g.broadcast_to(m, g[a].shape())});
       }
-      default:
-        return g.apply(Op::Mul, {a, g.broadcast_to(g.constant(DType::Float32, 0.5), g[a].shape())});
+      case 7: return g.apply(Op::Mul, {a, g.broadcast_to(g.constant(DType::Float32, 0.5), g[a].shape())});
+      default: {  // a with a constant: often the op's identity, sometimes an expression of constants
+        static constexpr Op with[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Pow, Op::Pow, Op::Minimum};
+        static constexpr double identity[] = {-0.0, 0.0, 1.0, 1.0, 1.0, 2.0, 0.0};
+        int k = pick(0, 6);
+        NodeId c = coin(0.5) ? g.constant(DType::Float32, identity[k]) : special_constant(g);
+        static constexpr Op folds[] = {Op::Add, Op::Mul, Op::Sub, Op::Maximum, Op::Div};
+        if (coin(0.3)) c = g.apply(folds[pick(0, 4)], {c, special_constant(g)});
+        Shape shape = g[a].shape();
+        c = g.broadcast_to(c, shape);
+        return with[k] == Op::Pow || coin(0.7) ? g.apply(with[k], {a, c}) : g.apply(with[k], {c, a});
+      }
     }
+  }
+
+  // 1, +-0.0, 2 and friends: the values simplification looks for.
+  NodeId special_constant(Graph& g) {
+    static constexpr double values[] = {1.0, -0.0, 0.0, 2.0, 0.5, -1.0,
+                                        std::numeric_limits<double>::infinity(),
+                                        std::numeric_limits<double>::quiet_NaN()};
+    return g.constant(DType::Float32, values[pick(0, 7)]);
   }
 
   Array random_array(const Shape& s) {
     Array a = allocate_array(DType::Float32, s);
     std::normal_distribution<float> d(0.0f, 1.5f);
     auto* p = reinterpret_cast<float*>(a.data.get());
-    for (int64_t i = 0; i < a.numel(); ++i) p[i] = d(rng_);
+    static constexpr float special[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
+                                        -std::numeric_limits<float>::infinity(),
+                                        std::numeric_limits<float>::quiet_NaN()};
+    for (int64_t i = 0; i < a.numel(); ++i) p[i] = coin(0.1) ? special[pick(0, 4)] : d(rng_);
     return a;
   }
 
