@@ -12,7 +12,7 @@
 namespace braze {
 
 Graph eliminate_dead(const Graph& g) {
-  return rewrite_nodes(g, [](Graph& out, const Node& n) { return out.add(n); });
+  return rewrite_nodes(g, [](Graph& out, const Node& n, NodeId) { return out.add(n); });
 }
 
 }  // namespace braze

@@ -1,17 +1,20 @@
 // Note [Constant folding]
 // An element-wise node whose inputs are all constants (Const leaves, seen
-// through any broadcast) is one value everywhere: it becomes a Const of
-// that value broadcast to the node's shape. The value is computed by the
-// reference interpreter's own code for the node (reference::evaluate_node),
-// so it is stored exactly as the reference stores it: computed in double or
-// int64, rounded or wrapped once to the node's dtype. The reference result
-// of the graph is therefore unchanged bit for bit.
+// through any broadcast or other view: a Python scalar, bz.full) is one
+// value everywhere: it becomes a Const of that value broadcast to the
+// node's shape. The value is computed by the reference interpreter's own
+// code for the node (reference::evaluate_node, the scalar math of
+// graph/scalar_math.h: no second implementation of any op), on the
+// constants as the reference stores them, so it is stored exactly as the
+// reference stores the node: computed in double or int64, rounded or
+// wrapped once to the node's dtype. The reference result of the graph is
+// therefore unchanged bit for bit.
 //
 // A backend must also get the value it would have computed, so only ops
 // whose result does not depend on how it is computed fold (fold_class):
-//   Exact     the result is one of the inputs or a fixed value (abs, relu,
-//             min/max, floor/round, comparisons, where, integer negation,
-//             ...): no rounding anywhere.
+//   Exact     the result is one of the inputs, a sign flip of one, or a
+//             fixed value (neg, abs, relu, min/max, floor/round,
+//             comparisons, where, exact casts, ...): no rounding anywhere.
 //   Rounded   one IEEE rounding (+ - * / sqrt, square, reciprocal; mod is
 //             an exact fmod and one addition).
 //             Exact for integers (they wrap alike in every width). For
@@ -25,16 +28,18 @@
 //             of floats) and rsqrt (two roundings): kernels use polynomial
 //             approximations within a few ulp, so the reference's value
 //             would differ from what the kernel computes. Not folded.
-// Float negation is left alone: the reference computes 0 - x, which makes
-// -(+0.0) +0.0, while the CPU kernel flips the sign bit (-0.0, as NumPy);
-// a folded value could agree with only one of them. Between the reference
-// and a kernel, NaN results agree as NaN (the kernel's maximum returns the
-// input NaN, the reference a canonical one); the reference's bits are kept.
 // A Cast folds only when it is exact: its result casts back to the input
 // bit for bit, so no rounding, truncation or overflow rule is involved.
-// Folding looks at which inputs are constants, never at their values, so
-// the graph it gives has the same structure whatever the constants are.
+// The one value-dependent decision; the others look at which inputs are
+// constants and at dtypes, never at values.
+// Reductions: max and min of a constant are the constant, argmax and
+// argmin are 0 (every element ties, the first wins); sum and prod are not
+// folded (a kernel's summation order rounds differently).
+// Between the reference and a kernel, NaN results agree as NaN (the
+// kernel's maximum returns the input NaN, the reference a canonical one);
+// the reference's bits are kept.
 #include "fusion/passes.h"
+#include "graph/check.h"
 #include "graph/reference.h"
 
 #include <cstring>
@@ -47,7 +52,7 @@ enum class FoldClass { Exact, Rounded, Never };
 
 FoldClass fold_class(Op op, DType t) {
   switch (op) {
-    case Op::Neg: return is_float(t) ? FoldClass::Never : FoldClass::Exact;  // -(+0.0), see the Note
+    case Op::Neg:
     case Op::Abs:
     case Op::Sign:
     case Op::Relu:
@@ -136,7 +141,20 @@ Array evaluate_scalar(Node n, std::span<const reference::StridedArray> in) {
   return reference::evaluate_node(n, in);
 }
 
+// Max, Min, ArgMax, ArgMin of a constant over axes that are not empty.
+std::optional<NodeId> fold_reduction(Graph& g, const Node& n) {
+  if (n.op != Op::Max && n.op != Op::Min && n.op != Op::ArgMax && n.op != Op::ArgMin) return std::nullopt;
+  NodeId c = g.base(n.inputs[0]);
+  if (g[c].op != Op::Const) return std::nullopt;
+  for (int64_t axis : n.attr.ints)
+    if (g[n.inputs[0]].shape()[axis] == 0) return std::nullopt;
+  if (n.op == Op::ArgMax || n.op == Op::ArgMin) c = g.constant_int(n.dtype, 0);
+  BRAZE_ASSERT(g[c].dtype == n.dtype, info(n.op).name, ": a reduction of a constant changed its dtype");
+  return g.broadcast_to(c, n.shape());
+}
+
 std::optional<NodeId> fold_node(Graph& g, const Node& n) {
+  if (is_reduce(n.op)) return fold_reduction(g, n);
   if (!is_elementwise(n.op)) return std::nullopt;
   for (NodeId i : n.inputs)
     if (g[g.base(i)].op != Op::Const) return std::nullopt;
@@ -159,7 +177,7 @@ std::optional<NodeId> fold_node(Graph& g, const Node& n) {
 }  // namespace
 
 Graph fold_constants(const Graph& g) {
-  return rewrite_nodes(g, [](Graph& out, const Node& n) {
+  return rewrite_nodes(g, [](Graph& out, const Node& n, NodeId) {
     std::optional<NodeId> c = fold_node(out, n);
     return c ? *c : out.add(n);
   });

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string_view>
 
 #include "graph/graph.h"
@@ -29,8 +30,9 @@ Graph push_views(const Graph& g);
 Graph fold_constants(const Graph& g);
 
 // Note [Exact simplification] (fusion/simplify.cpp): rewrites such as
-// x * 1 -> x that give the same bits for every input, NaN, infinities and
-// signed zeros included.
+// x * 1 -> x after which the reference gives the same bits for every input,
+// infinities and signed zeros included (a NaN may come out as another NaN);
+// and shorter chains of movement ops (Note [Movement chains]).
 Graph simplify(const Graph& g);
 
 // Note [Dead nodes] (fusion/eliminate_dead.cpp): drops what no output reads.
@@ -41,29 +43,32 @@ Graph eliminate_dead(const Graph& g);
 Graph dense_outputs(const Graph& g);
 
 // Rebuilds the nodes of `g` that its outputs reach, in topological order:
-// `rewrite` gets each with its inputs already renumbered into `out` and
-// returns its id there (`out.add(n)` keeps it as it is). Every input keeps
-// its number, read or not. What the local passes are made of.
-Graph rewrite_nodes(const Graph& g, const std::function<NodeId(Graph& out, const Node& n)>& rewrite);
+// `rewrite` gets each with its inputs already renumbered into `out` (and
+// its id in `g`) and returns its id there (`out.add(n)` keeps it as it is).
+// Every input keeps its number, read or not. What the local passes are
+// made of.
+using Rewrite = std::function<NodeId(Graph& out, const Node& n, NodeId id)>;
+Graph rewrite_nodes(const Graph& g, const Rewrite& rewrite);
+
+// Per node of `g`: whether an output reaches it.
+std::vector<bool> live_nodes(const Graph& g);
+// Per node of `g`: how many times live computed nodes read it, directly or
+// through views, or an output returns it.
+std::vector<uint32_t> count_readers(const Graph& g);
 
 struct PassEntry {
   std::string_view name;
   Graph (*run)(const Graph&);
 };
 
-// In order. Folding first: it turns constant subexpressions into the
-// constants that simplify's rules look for. eliminate_dead then drops the
-// leaves those rewrites left unread (the 1 of x * 1), before dense_outputs
-// gives every output a dense value and push_views sinks the views, which
-// both want the final set of outputs and values.
-inline constexpr PassEntry kPipeline[] = {
-    {"fold_constants", fold_constants},
-    {"simplify", simplify},
-    {"eliminate_dead", eliminate_dead},
-    {"dense_outputs", dense_outputs},
-    {"push_views", push_views},
-};
+// The passes in the order run_pipeline runs them (kPipeline, in
+// fusion/passes.cpp, where the order is explained).
+std::span<const PassEntry> pipeline();
 
-Graph run_pipeline(Graph g);
+// Runs the pipeline, leaving out the passes named in `skip` (tests compare
+// a graph with and without the rewriting passes). Every pass keeps the
+// inputs and the outputs' number, dtypes and shapes; that is checked
+// after each one.
+Graph run_pipeline(Graph g, std::span<const std::string_view> skip = {});
 
 }  // namespace braze

@@ -371,6 +371,17 @@ TEST(ReferenceHandComputed, IntegerPower) {
   EXPECT_EQ(ints(eval(Op::Pow, {DType::Int8, DType::Int8}, {{2, 3}, {7, 5}})), (std::vector<int64_t>{-128, -13}));
 }
 
+TEST(ReferenceHandComputed, FloatNegationFlipsTheSignOfZero) {
+  // As NumPy and the kernels: -(+0.0) is -0.0, so -(-x) is x for every x.
+  for (DType t : {DType::Float32, DType::Float64, DType::Float16}) {
+    Array r = eval(Op::Neg, {t}, {{0.0, -0.0, 1.5}});
+    std::vector<double> v = doubles(r);
+    EXPECT_TRUE(std::signbit(v[0])) << name(t);
+    EXPECT_FALSE(std::signbit(v[1])) << name(t);
+    EXPECT_EQ(v[2], -1.5) << name(t);
+  }
+}
+
 TEST(ReferenceHandComputed, IntegerArithmeticWraps) {
   EXPECT_EQ(ints(eval(Op::Add, {DType::Int8, DType::Int8}, {{127, -128}, {1, -1}})), (std::vector<int64_t>{-128, 127}));
   EXPECT_EQ(ints(eval(Op::Mul, {DType::Int8, DType::Int8}, {{16}, {16}})), (std::vector<int64_t>{0}));
