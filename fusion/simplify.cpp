@@ -68,6 +68,15 @@
 //                                   it trades an op for a constant only
 //                                   where the exponent is literally 0
 //
+// Exact is not enough: a rewrite must not cost a kernel. The partition
+// fuses along edges, so a node that several readers share (directly or
+// through views) ties them into one kernel; replacing it by an input or a
+// constant would cut them apart (x * 1 read by a reduction and by an
+// exp: one kernel before, two after). Such a node stays, and so does a
+// negation that other nodes read (x + (-y) -> x - y would save nothing
+// and lose the edge). The differential test in fusion_passes_test.cpp
+// checks on random graphs that the pipeline never adds a kernel.
+//
 // The rules look at constants' values, so a program whose scalar happens
 // to be 1 gets a different (smaller) kernel than one whose scalar is 2. A
 // program cache keyed by structure alone (DESIGN.md section 6) must treat
