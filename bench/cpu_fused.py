@@ -4,10 +4,13 @@ the best-of-7 time, the roofline ratio against a streaming-copy probe run just
 before it, and braze's kernel count. First (compile) run reported apart.
 
 Run: PYTHONPATH=build/python .venv/bin/python bench/cpu_fused.py
-Not yet here: colsum (outer-axis reductions are interpreted today), mlp,
-small_chain and loop (they need the library ops and the program cache).
+Not yet here: mlp, small_chain and loop (they need the library ops and the
+program cache).
 """
+import os
+import statistics
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -19,6 +22,7 @@ except ImportError:
     ne = None
 
 REPS = 7
+THREADS = int(os.environ.get("BRAZE_NUM_THREADS", os.cpu_count()))
 
 
 def best(f):
@@ -32,10 +36,14 @@ def best(f):
 
 
 def copy_bandwidth():
-    """Bytes/s of a read-N, write-N float32 copy, N = 16M (NumPy's copy)."""
+    """Bytes/s of a read-N, write-N float32 copy, N = 16M, split across one
+    thread per core (NumPy's copyto releases the GIL, so the threads run at
+    once; it is glibc's memcpy, with non-temporal stores at this size)."""
     src = np.ones(16 << 20, dtype=np.float32)
     dst = np.empty_like(src)
-    t = best(lambda: np.copyto(dst, src))
+    parts = [slice(p[0], p[-1] + 1) for p in np.array_split(np.arange(src.size), THREADS)]
+    with ThreadPoolExecutor(THREADS) as pool:
+        t = best(lambda: list(pool.map(lambda s: np.copyto(dst[s], src[s]), parts)))
     return 2 * src.nbytes / t
 
 
@@ -74,25 +82,34 @@ def main():
           "numexpr": ne and (lambda: ne.evaluate("where(X + b > 0, X + b, 0) * s", {"X": X, "b": b, "s": s}))}),
         ("softmax_rows", 2 * X.nbytes, lambda: bz.softmax(tX), {"numpy": lambda: np_softmax(X)}),
         ("layernorm", 2 * L.nbytes, lambda: bz.layer_norm(tL, tg, tbe), {"numpy": lambda: np_layernorm(L, g, be)}),
+        ("colsum", X.nbytes + X.nbytes // X.shape[0], lambda: tX.sum(axis=0), {"numpy": lambda: X.sum(axis=0)}),
         ("transpose_add", 2 * X.nbytes, lambda: tX.T + tX, {"numpy": lambda: X.T + X}),
     ]
     print(f"{'workload':16} {'system':8} {'time ms':>9} {'roofline':>9} {'kernels':>8}  note")
+    codegen_ms = []  # per generated kernel
     for name, min_bytes, build, peers in workloads:
         bw = copy_bandwidth()
         bz.reset_stats()
         t0 = time.perf_counter()
         build().numpy()
         first = time.perf_counter() - t0
-        kernels = bz.stats()["kernels_launched"]
-        interp = bz.stats()["kernels_interpreted"]
+        st = bz.stats()
+        kernels, interp = st["kernels_launched"], st["kernels_interpreted"]
+        if st["kernels_compiled"]:
+            codegen_ms.append(st["codegen_ns"] / st["kernels_compiled"] / 1e6)
         t = best(lambda: build().numpy())
         note = f"first run {first * 1e3:.1f} ms" + (f", {interp} interpreted" if interp else "")
+        if st["kernels_compiled"]:
+            note += f", codegen {codegen_ms[-1]:.3f} ms/kernel"
         print(f"{name:16} {'braze':8} {t * 1e3:9.2f} {min_bytes / bw / t:9.3f} {kernels:8d}  {note}")
         for peer, f in peers.items():
             if f is None:
                 continue
             tp = best(f)
             print(f"{name:16} {peer:8} {tp * 1e3:9.2f} {min_bytes / bw / tp:9.3f} {'':8}  braze is {tp / t:.2f}x")
+    if codegen_ms:
+        print(f"median codegen per kernel: {statistics.median(codegen_ms):.3f} ms over {len(codegen_ms)} kernels "
+              "(xbyak emission, first run of each workload)")
 
 
 if __name__ == "__main__":

@@ -70,9 +70,9 @@
 //
 // Exact is not enough: a rewrite must not cost a kernel. The partition
 // fuses along edges, so a node that several readers share (directly or
-// through views) ties them into one kernel; replacing it by an input or a
-// constant would cut them apart (x * 1 read by a reduction and by an
-// exp: one kernel before, two after). Such a node stays, and so does a
+// through views) ties them into one kernel; replacing it by an input, a
+// constant or a view would cut them apart (x * 1 read by a reduction and
+// by an exp: one kernel before, two after). Such a node stays, and so does a
 // negation that other nodes read (x + (-y) -> x - y would save nothing
 // and lose the edge). The differential test in fusion_passes_test.cpp
 // checks on random graphs that the pipeline never adds a kernel.
@@ -213,12 +213,12 @@ Graph simplify(const Graph& g) {
   return rewrite_nodes(g, [&](Graph& out, const Node& n, NodeId id) {
     readers_out.resize(out.size());
     std::optional<NodeId> s = Simplifier(out, n, readers_out).run();
-    // A node read several times stays when it would become a leaf (an
-    // input or a constant, seen through views): it is the producer that
-    // ties its readers into one kernel, as the partition fuses along edges,
-    // and what a kernel saves without it (an op per element) is far less
-    // than a second kernel costs.
-    if (s && readers[id] > 1 && info(out[out.base(*s)].op).kind == FusionKind::Leaf) s.reset();
+    // A node read several times stays when it would become a leaf or a
+    // view: it is the producer that ties its readers into one kernel, as
+    // the partition fuses along edges (and not through every view), and
+    // what a kernel saves without it (an op per element) is far less than
+    // a second kernel costs.
+    if (s && readers[id] > 1 && (is_movement(out[*s].op) || info(out[*s].op).kind == FusionKind::Leaf)) s.reset();
     NodeId r = s ? *s : out.add(n);
     BRAZE_ASSERT(out[r].dtype == n.dtype && out[r].shape() == n.shape(), info(n.op).name,
                  ": a simplification changed the type");

@@ -18,7 +18,13 @@
 // the same storage element at every index as the old one (same_elements),
 // so every consumer loads the very same values; nothing is computed. The
 // chain is shortened from the deepest node that allows it, usually the base.
-// Slices are never composed, only kept as the start of a chain.
+// Slices are never composed, only kept as the start of a chain; empty views
+// are left alone. Only chains over a leaf, a reduction, a library call or a
+// copy: a chain over another element-wise node is push_views' to sink, and
+// push_views computes that node once per distinct view of it (Note [Views
+// sink to the leaves]), which an identity view removed here would merge
+// with the node itself, sharing it between kernels that cannot both hold
+// it.
 #include "fusion/simplify_views.h"
 
 #include "graph/check.h"
@@ -28,12 +34,9 @@ namespace braze {
 namespace {
 
 // Whether `a` and `b` read the same storage element at every index: the
-// stride of an axis of extent 1 is never used, and an empty view reads
-// nothing.
+// stride of an axis of extent 1 is never used.
 bool same_elements(const View& a, const View& b) {
-  if (a.shape != b.shape) return false;
-  if (numel(a.shape) == 0) return true;
-  if (a.offset != b.offset) return false;
+  if (a.shape != b.shape || a.offset != b.offset) return false;
   for (size_t i = 0; i < a.shape.size(); ++i)
     if (a.shape[i] != 1 && a.strides[i] != b.strides[i]) return false;
   return true;
@@ -98,11 +101,17 @@ std::optional<NodeId> simplify_movement(Graph& g, const Node& n) {
   // may describe an older base.
   std::optional<View> view = move_view(g[n.inputs[0]].view, n.op, n.attr.ints);
   if (!view) return std::nullopt;  // a reshape that needs a copy: Graph::add inserts it
+  // An empty view reads nothing, so any chain "reads the same elements";
+  // turning a broadcast into a reshape there gains nothing and hides from
+  // the partition which axes broadcast.
+  if (view->numel() == 0) return std::nullopt;
   std::vector<NodeId> chain;        // n's input, its input, ..., the base
   for (NodeId p = n.inputs[0];; p = g[p].inputs[0]) {
     chain.push_back(p);
     if (!is_movement(g[p].op)) break;
   }
+  const Op base = g[chain.back()].op;
+  if (is_elementwise(base) && base != Op::Copy) return std::nullopt;  // push_views' business
   for (size_t k = chain.size(); k-- > 0;) {  // deepest first
     std::optional<std::vector<Move>> path = short_path(g[chain[k]].view, *view);
     if (!path || path->size() >= k + 1) continue;  // k + 1: the ops above chain[k], n included

@@ -39,10 +39,12 @@ template <class T> BRAZE_HD T nan_value() { return static_cast<T>(0.0 / 0.0); }
 template <class T> BRAZE_HD bool is_nan(T x) { if constexpr (kIsFloat<T>) return x != x; else return false; }
 
 // Unary.
-// Floats flip the sign bit, as NumPy and the kernels do: -(+0.0) is -0.0,
-// which 0 - x would make +0.0 (and then -(-x) would not be x).
+// -x, not 0 - x: negative(+0.0) is -0.0.
 struct Neg {
-  template <class T> BRAZE_HD T operator()(T x) const { if constexpr (kIsFloat<T>) return -x; else return wrap_sub(T(0), x); }
+  template <class T> BRAZE_HD T operator()(T x) const {
+    if constexpr (kIsFloat<T>) return -x;
+    else return wrap_sub(T(0), x);
+  }
 };
 // abs of the most negative integer wraps to itself, as in NumPy.
 struct Abs { template <class T> BRAZE_HD T operator()(T x) const { return x < 0 ? wrap_sub(T(0), x) : (x == 0 ? T(0) : x); } };

@@ -16,6 +16,8 @@
 #include <map>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "jit_cpu/kernel.h"
 #include "jit_cpu/vector_ops.h"
 
@@ -33,6 +35,24 @@ bool in_registers(DType t) {
 
 bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
+// Note [Streaming stores]
+// A store to memory not in cache first reads the line (read for ownership),
+// so a kernel that writes an output far larger than the last-level cache
+// moves 3 bytes per byte it reads-and-writes, where a copy with
+// non-temporal stores moves 2. Such outputs are written with vmovntps,
+// which needs aligned addresses: it is used when every row of a float32
+// output starts on a vector boundary (rows a multiple of the vector width;
+// launch checks the buffers are 64-byte aligned) and for full vectors only.
+// Below the threshold the output is likely read again soon from cache by
+// the next kernel, and a cached store is better.
+int64_t streaming_store_threshold() {
+  static const int64_t bytes = [] {
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return std::max<int64_t>(l3 > 0 ? l3 : 0, int64_t{8} << 20);
+  }();
+  return bytes;
+}
+
 template <class Vmm>
 class RowKernelGen : public Xbyak::CodeGenerator {
   using Ops = VectorOps<Vmm>;
@@ -41,30 +61,51 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   static constexpr int kNumRegs = kZmm ? 32 : 16;
   static constexpr int kScratch = 5;              // v0..v4: temporaries inside one op
   static constexpr int64_t kSumBlock = 16 * V;    // Note [Blocked sums]
+  static constexpr int G = 64;                    // Note [Tiled transposes]: rows per group
+  static constexpr int W = 16;                    // and columns per block: a cache line of floats
 
   // Stack frame.
   static constexpr int kBounce = 0;     // 128 bytes: tails and horizontal reductions
-  static constexpr int kIndex = 128;    // outer multi-index
+  static constexpr int kScratchPtr = 128;  // the launch's per-thread scratch (Note [Stashed values])
+  static constexpr int kIndex = 136;    // outer multi-index
 
  public:
   RowKernelGen(const KernelSpec& spec, const RowPlan& plan)
       : CodeGenerator(4096, Xbyak::AutoGrow), s_(spec), p_(plan), k_(*this), ops_(*this, k_) {}
 
+  bool streams() const { return stream_; }
+  // Bytes of instructions; the constant pool follows them.
+  size_t text_size() const { return k_.code_size(); }
+  // Floats of per-thread scratch a launch must pass (Note [Stashed values]).
+  int64_t stash_floats() const { return static_cast<int64_t>(max_stashes_) * stash_row_bytes() / 4; }
+
   void generate() {
     check_supported();
     analyse();
+    if (p_.columns) {
+      generate_columns();
+      return;
+    }
+    decide_streaming();
+    decide_tiling();
+    plan_passes();
+    stash_ok_ = static_cast<int64_t>(stashes_) * stash_row_bytes() <= kMaxStashBytes;
+    plan_passes();
+    max_stashes_ = stashes_;
     const int outer = static_cast<int>(p_.outer.size());
     in_slot_ = kIndex + 8 * outer;
     out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
-    frame_ = (out_slot_ + 8 * static_cast<int>(s_.outputs.size()) + 15) / 16 * 16 + 8;
+    tile_slot_ = out_slot_ + 8 * static_cast<int>(s_.outputs.size());
+    frame_ = (tile_slot_ + tiles_ * G * W * 4 + 15) / 16 * 16 + 8;
 
     sub(rsp, frame_);
+    mov(qword[rsp + kScratchPtr], r8);
     for (int d = 0; d < outer; ++d) {
       mov(rax, qword[rcx + 8 * d]);
       mov(qword[rsp + kIndex + 8 * d], rax);
     }
     if constexpr (kZmm) {
-      int64_t t = p_.row_length % V;
+      int64_t t = width_ % V;
       mov(eax, t ? (1u << t) - 1 : 0xffff);
       kmovw(k1, eax);
     }
@@ -72,13 +113,34 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     L(row_loop);
     cmp(rsi, rdx);
     jge(done, T_NEAR);
+    if (tiles_ > 0) {
+      // G rows at once when they are G aligned rows of one tile group.
+      Xbyak::Label single;
+      mov(rax, qword[rsp + kIndex + 8 * (outer - 1)]);
+      test(rax, G - 1);
+      jnz(single, T_NEAR);
+      add(rax, G);
+      mov(r9, p_.outer.back());
+      cmp(rax, r9);
+      jg(single, T_NEAR);
+      lea(r9, ptr[rsi + G]);
+      cmp(r9, rdx);
+      jg(single, T_NEAR);
+      row_pointers();
+      group_body();
+      next_row(G);
+      add(rsi, G);
+      jmp(row_loop, T_NEAR);
+      L(single);
+    }
     row_pointers();
     row_body();
-    next_row();
+    next_row(1);
     inc(rsi);
     jmp(row_loop, T_NEAR);
     L(done);
     add(rsp, frame_);
+    if (stream_) sfence();  // streaming stores are weakly ordered: publish them before returning
     vzeroupper();
     ret();
     k_.emit();
@@ -110,13 +172,16 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         throw Unsupported("strides past 32 bits");
       for (int64_t st : a.outer_strides)
         if (!fits_int32(st)) throw Unsupported("strides past 32 bits");
+      if (!fits_int32(a.reduce_stride * 8)) throw Unsupported("strides past 32 bits");
       bool strided = a.inner_stride != 0 && a.inner_stride != 1;
       if (strided && s_.inputs[k].kind == KernelInput::Kind::Buffer && s_.inputs[k].dtype != DType::Float32)
         throw Unsupported("a strided " + std::string(name(s_.inputs[k].dtype)) + " input");
     }
   }
 
-  bool reduces(const KernelOp& op) const { return is_reduce(op.op) && !op.attr.ints.empty() && p_.reduces; }
+  bool reduces(const KernelOp& op) const {
+    return is_reduce(op.op) && !op.attr.ints.empty() && (p_.reduces || p_.columns);
+  }
 
   void analyse() {
     const size_t n = s_.body.size();
@@ -129,6 +194,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         elem_[v] = in.kind != KernelInput::Kind::Scalar && p_.inputs[op.input].inner_stride != 0;
       } else if (reduces(op)) {
         stage_[v] = stage_[op.args[0]] + 1;
+        elem_[v] = p_.columns && elem_[op.args[0]];  // a column reduction varies along the row
       } else {
         for (int32_t a : op.args) {
           elem_[v] = elem_[v] || elem_[a];
@@ -144,6 +210,17 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   }
 
   bool stored_per_element(const KernelOutput& o) const { return o.space == Space::Full || !p_.reduces; }
+
+  void decide_streaming() {
+    if (p_.row_length % V != 0) return;
+    int64_t bytes = 0;
+    for (const KernelOutput& o : s_.outputs) {
+      if (!stored_per_element(o)) continue;
+      if (o.dtype != DType::Float32) return;
+      bytes += p_.rows() * p_.row_length * 4;
+    }
+    stream_ = bytes >= streaming_store_threshold();
+  }
 
   // --- registers ------------------------------------------------------------
 
@@ -194,10 +271,13 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     }
   }
 
-  void next_row() {
+  // Advances the outer index by `step` rows (step > 1 only within the last
+  // axis, which it then does not pass).
+  void next_row(int step) {
     Xbyak::Label carried;
     for (int d = static_cast<int>(p_.outer.size()) - 1; d >= 0; --d) {
-      inc(qword[rsp + kIndex + 8 * d]);
+      if (d == static_cast<int>(p_.outer.size()) - 1 && step > 1) add(qword[rsp + kIndex + 8 * d], step);
+      else inc(qword[rsp + kIndex + 8 * d]);
       mov(rax, p_.outer[d]);
       cmp(qword[rsp + kIndex + 8 * d], rax);
       jl(carried, T_NEAR);
@@ -226,7 +306,15 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   // point that reads it.
   void plan_passes() {
     passes_plan_.clear();
-    for (int p = 0; p < passes_; ++p) passes_plan_.push_back(make_pass(p));
+    stash_slot_.assign(s_.body.size(), -1);
+    stashes_ = 0;
+    std::vector<bool> computed(s_.body.size(), false);
+    for (int p = 0; p < passes_; ++p) {
+      passes_plan_.push_back(make_pass(p, computed));
+      for (int32_t v : passes_plan_.back().from_stash)
+        if (stash_slot_[v] < 0) stash_slot_[v] = stashes_++;
+      for (int32_t v : passes_plan_.back().values) computed[v] = true;
+    }
     last_point_.assign(s_.body.size(), -1);
     auto use = [&](int32_t v, int point) {
       if (!elem_[v]) last_point_[v] = std::max(last_point_[v], point);
@@ -272,15 +360,25 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   // --- one pass over the row ------------------------------------------------
 
+  // Note [Stashed values]
+  // A per-element value that one pass computes and a later pass needs again
+  // (softmax's exp(x - max): summed in one pass, divided and stored in the
+  // next) is written to a per-thread scratch row when computed and read
+  // back, from L1, instead of being computed twice. Inputs are reloaded, not
+  // stashed. The scratch is stash_floats() per thread, given by launch; when
+  // rows are so long that it would not stay in cache, values are recomputed.
+  static constexpr int64_t kMaxStashBytes = 256 << 10;
+
   struct Pass {
     std::vector<int32_t> values;     // per-element values computed, in body order
+    std::vector<int32_t> from_stash; // per-element values an earlier pass computed
     std::vector<int32_t> reductions; // reduce ops fed in this pass
     std::vector<size_t> stores;      // outputs stored in this pass
     std::map<int32_t, int> acc;      // reduce op -> accumulator register
     std::map<int32_t, int> total;    // Sum: the row total beside the block accumulator
   };
 
-  Pass make_pass(int p) const {
+  Pass make_pass(int p, const std::vector<bool>& computed) const {
     Pass pass;
     std::vector<bool> need(s_.body.size(), false);
     std::vector<int32_t> roots;
@@ -294,9 +392,12 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         pass.stores.push_back(k);
         roots.push_back(s_.outputs[k].value);
       }
-    for (int32_t r : roots) mark(r, need);
-    for (size_t v = 0; v < s_.body.size(); ++v)
+    std::vector<bool> stashed(s_.body.size(), false);
+    for (int32_t r : roots) mark(r, need, computed, stashed);
+    for (size_t v = 0; v < s_.body.size(); ++v) {
       if (need[v]) pass.values.push_back(static_cast<int32_t>(v));
+      if (stashed[v]) pass.from_stash.push_back(static_cast<int32_t>(v));
+    }
     return pass;
   }
 
@@ -304,11 +405,11 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     if (pass.reductions.empty() && pass.stores.empty()) return;
     for (int32_t r : pass.reductions) {
       int acc = alloc();
-      vmovaps(vr(acc), k_(identity(s_.body[r].op)));
+      vmovaps(vr(acc), k_(start_value(s_.body[r].op)));
       pass.acc[r] = acc;
       if (s_.body[r].op == Op::Sum) {
         int total = alloc();
-        vxorps(vr(total), vr(total), vr(total));
+        vmovaps(vr(total), k_(-0.0f));
         pass.total[r] = total;
       }
     }
@@ -332,10 +433,24 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   void L_(Xbyak::Label& l) { L(l); }
 
-  void mark(int32_t v, std::vector<bool>& need) const {
-    if (!elem_[v] || need[v]) return;
+  void mark(int32_t v, std::vector<bool>& need, const std::vector<bool>& computed, std::vector<bool>& stashed) const {
+    if (!elem_[v] || need[v] || stashed[v]) return;
+    if (computed[v] && s_.body[v].op != Op::Input && stash_ok_) {
+      stashed[v] = true;
+      return;
+    }
     need[v] = true;
-    for (int32_t a : s_.body[v].args) mark(a, need);
+    for (int32_t a : s_.body[v].args) mark(a, need, computed, stashed);
+  }
+
+  // rax = where stash `slot` holds element r8 of the row.
+  Xbyak::Address stash_at(int slot) {
+    mov(rax, qword[rsp + kScratchPtr]);
+    return ptr[rax + r8 * 4 + slot * stash_row_bytes()];
+  }
+  int stash_row_bytes() const {
+    int64_t n = p_.columns ? p_.column_tile : p_.row_length;
+    return static_cast<int>((n + V - 1) / V * V * 4);
   }
 
   // One vector of the row at element r8 (the last, partial one if `tail`).
@@ -349,6 +464,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     for (size_t k : pass.stores) last[s_.outputs[k].value] = SIZE_MAX;
     auto value = [&](int32_t a) { return elem_[a] ? vr(reg.at(a)) : vr(const_reg_[a]); };
 
+    for (int32_t v : pass.from_stash) {
+      reg[v] = alloc();
+      vmovups(vr(reg[v]), stash_at(stash_slot_[v]));
+    }
     for (size_t i = 0; i < pass.values.size(); ++i) {
       int32_t v = pass.values[i];
       const KernelOp& op = s_.body[v];
@@ -356,6 +475,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       if (op.op == Op::Input) load_element(op.input, vr(r), tail);
       else compute(op, vr(r), value);
       reg[v] = r;
+      if (stash_slot_[v] >= 0) vmovups(stash_at(stash_slot_[v]), vr(r));
       for (int32_t a : op.args)
         if (elem_[a] && last[a] == i && reg.count(a)) {
           release(reg[a]);
@@ -367,11 +487,373 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     for (auto [v, r] : reg) release(r);
   }
 
+  // --- transposed inputs, V rows at a time ---------------------------------
+
+  // Note [Tiled transposes]
+  // An input read across the row with a large stride (x.T) but contiguous
+  // along the last outer axis costs a gather per vector, one cache line per
+  // element. When such inputs exist, the kernel takes G = 16 consecutive
+  // rows of that axis together: for each G-wide column block it loads G x G
+  // of the input as contiguous pieces (G floats, one cache line, per
+  // column), transposes them in registers, and parks the result in a stack
+  // tile from which each of the G rows then reads its vectors. G x G blocks
+  // make every line used up by the access that fetched it, on the input
+  // (one line per column) and on the output (one line per row, written in
+  // one go, which streaming stores need to combine): with 8 x 8 blocks on
+  // AVX2 each half line was fetched or written apart, and strides of a
+  // power of two thrash the cache sets in between. Rows that do not fill a
+  // group, and each group's last partial column block, take the per-row
+  // path (gathers).
+  void decide_tiling() {
+    tile_of_.assign(s_.inputs.size(), -1);
+    if (p_.reduces || p_.outer.empty() || p_.outer.back() < G || p_.row_length < V) return;
+    for (size_t k = 0; k < s_.inputs.size(); ++k) {
+      const KernelInput& in = s_.inputs[k];
+      const RowPlan::Access& a = p_.inputs[k];
+      if (in.kind == KernelInput::Kind::Scalar) continue;
+      if (!fits_int32(a.outer_strides.back() * G * itemsize_of(in.dtype))) return;
+      if (in.kind == KernelInput::Kind::Buffer && !fits_int32(a.inner_stride * W * itemsize_of(in.dtype))) return;
+      if (in.kind == KernelInput::Kind::Buffer && in.dtype == DType::Float32 && a.inner_stride != 0 &&
+          a.inner_stride != 1 && a.outer_strides.back() == 1)
+        tile_of_[k] = tiles_++;
+    }
+    for (const KernelOutput& o : s_.outputs)
+      if (!fits_int32(p_.row_length * G * itemsize_of(o.dtype))) tiles_ = 0;
+  }
+
+  void group_body() {
+    const int64_t L = p_.row_length, full = L - L % W;
+    if (full > 0) {
+      Xbyak::Label loop;
+      xor_(r8, r8);
+      L_(loop);
+      fill_tiles();
+      for (int a = 0; a < G; ++a) group_row(a, 0, W / V, true);
+      add(r8, W);
+      cmp(r8, static_cast<int>(full));
+      jl(loop, T_NEAR);
+    }
+    if (L % W != 0) {  // the rest of each row, per row
+      mov(r8, full);
+      for (int a = 0; a < G; ++a) group_row(a, 0, static_cast<int>((L % W + V - 1) / V), false);
+    }
+  }
+
+  // Row `a` of the group: its row constants, then vectors first..last-1 of
+  // the block at column r8 (a line of the output, written in one go). The
+  // vector that passes the end of the row is a tail.
+  void group_row(int a, int first, int last, bool from_tile) {
+    group_row_ = a;
+    from_tile_ = from_tile;
+    const_reg_.assign(s_.body.size(), -1);
+    std::fill(std::begin(used_), std::end(used_), false);
+    plan_passes();
+    row_constants(0);
+    const int64_t rest = p_.row_length % W;
+    for (int h = first; h < last; ++h) {
+      tile_column_ = h * V;
+      if (h > 0) add(r8, V);
+      pass_body(passes_plan_[0], !from_tile && (h + 1) * V > rest);
+    }
+    if (last - 1 > first) sub(r8, (last - 1 - first) * V);
+    std::fill(std::begin(used_), std::end(used_), false);
+    group_row_ = 0;
+    tile_column_ = 0;
+    from_tile_ = false;
+  }
+
+  // The G x W block at rows 0..G-1 of the group, columns r8..r8+W-1, of
+  // each tiled input, transposed into its stack tile (row a at a * W
+  // floats), V columns at a time. In sets of 4 rows g: register j collects,
+  // in its 128-bit lane q, the 4 floats of column 4q + j; a 4 x 4 transpose
+  // inside every lane then leaves row 4g + j in register j. Nothing else is
+  // live here: v0..v7 are free.
+  void fill_tiles() {
+    for (size_t k = 0; k < s_.inputs.size(); ++k) {
+      if (tile_of_[k] < 0) continue;
+      const int stride = static_cast<int>(p_.inputs[k].inner_stride * 4);
+      const int tile = tile_slot_ + tile_of_[k] * G * W * 4;
+      mov(rax, qword[rsp + in_slot_ + 8 * static_cast<int>(k)]);
+      imul(r9, r8, stride);
+      add(rax, r9);
+      for (int h = 0; h < W / V; ++h) {
+        for (int g = 0; g < G / 4; ++g) {
+          for (int j = 0; j < 4; ++j) {
+            for (int q = 0; q < V / 4; ++q) {
+              Xbyak::Address at = ptr[rax + (h * V + j + 4 * q) * stride + 16 * g];
+              if (q == 0) vmovups(Xbyak::Xmm(j), at);
+              else if constexpr (kZmm) vinsertf32x4(Xbyak::Zmm(j), Xbyak::Zmm(j), at, q);
+              else vinsertf128(Xbyak::Ymm(j), Xbyak::Ymm(j), at, q);
+            }
+          }
+          const Vmm r0(0), r1(1), r2(2), r3(3), t0(4), t1(5), t2(6), t3(7);
+          vunpcklps(t0, r0, r1);
+          vunpckhps(t1, r0, r1);
+          vunpcklps(t2, r2, r3);
+          vunpckhps(t3, r2, r3);
+          vshufps(r0, t0, t2, 0x44);
+          vshufps(r1, t0, t2, 0xee);
+          vshufps(r2, t1, t3, 0x44);
+          vshufps(r3, t1, t3, 0xee);
+          for (int j = 0; j < 4; ++j) vmovups(ptr[rsp + tile + ((4 * g + j) * W + h * V) * 4], Vmm(j));
+        }
+      }
+    }
+  }
+
+  // rax = input k's pointer (bytes; elements for an arange) for the current
+  // row of the group.
+  void input_base(int32_t k) {
+    mov(rax, qword[rsp + in_slot_ + 8 * k]);
+    const KernelInput& in = s_.inputs[k];
+    int64_t step = p_.outer.empty() ? 0 : p_.inputs[k].outer_strides.back();
+    if (in.kind == KernelInput::Kind::Buffer) step *= itemsize_of(in.dtype);
+    if (group_row_ > 0 && step != 0) add(rax, static_cast<int>(group_row_ * step));
+  }
+
+  void output_base(size_t k) {
+    mov(rax, qword[rsp + out_slot_ + 8 * static_cast<int>(k)]);
+    if (group_row_ > 0) add(rax, static_cast<int>(group_row_ * p_.row_length * itemsize_of(s_.outputs[k].dtype)));
+  }
+
+  // --- column reductions (Note [Column reductions]) -------------------------
+
+  // Per reduction, its scratch rows: the running total (2i) and, for a sum,
+  // the current block (2i + 1). Note [Blocked sums] applies down a column:
+  // a block of kColumnBlock rows is summed apart, then added to the total.
+  static constexpr int kColumnBlock = 64;
+
+  std::vector<int32_t> column_reductions() const {
+    std::vector<int32_t> out;
+    for (size_t v = 0; v < s_.body.size(); ++v)
+      if (reduces(s_.body[v])) out.push_back(static_cast<int32_t>(v));
+    return out;
+  }
+
+  void check_columns() {
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (reduces(op) && (!elem_[op.args[0]] || stage_[op.args[0]] != 0))
+        throw Unsupported("a column reduction of a value that does not vary along the row or is itself reduced");
+      if (stage_[v] > 1 || (stage_[v] == 1 && op.space != Space::Reduced))
+        throw Unsupported("a column reduction whose result is broadcast back or reduced again");
+    }
+    for (const KernelOutput& o : s_.outputs)
+      if (o.space != Space::Reduced || stage_[o.value] != 1 || !elem_[o.value])
+        throw Unsupported("a column reduction with outputs that are not per-column results");
+  }
+
+  template <class F>
+  void each_vector(int64_t width, F body) {
+    xor_(r8, r8);
+    if (width >= V) {
+      Xbyak::Label loop;
+      L_(loop);
+      body(false);
+      add(r8, V);
+      cmp(r8, static_cast<int>(width - V));
+      jle(loop, T_NEAR);
+    }
+    if (width % V != 0) {
+      mov(r8, width - width % V);
+      body(true);
+    }
+  }
+
+  void generate_columns() {
+    check_columns();
+    const std::vector<int32_t> reds = column_reductions();
+    stash_slot_.assign(s_.body.size(), -1);
+    for (size_t i = 0; i < reds.size(); ++i) stash_slot_[reds[i]] = static_cast<int>(2 * i);
+    max_stashes_ = static_cast<int>(2 * reds.size());
+    const int outer = static_cast<int>(p_.outer.size());
+    in_slot_ = kIndex + 8 * outer;
+    out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
+    count_slot_ = out_slot_ + 8 * static_cast<int>(s_.outputs.size());
+    frame_ = (count_slot_ + 8 + 15) / 16 * 16 + 8;
+
+    sub(rsp, frame_);
+    mov(qword[rsp + kScratchPtr], r8);
+    for (int d = 0; d < outer; ++d) {
+      mov(rax, qword[rcx + 8 * d]);
+      mov(qword[rsp + kIndex + 8 * d], rax);
+    }
+    const int64_t tiles = p_.outer.back(), last = p_.row_length - (tiles - 1) * p_.column_tile;
+    Xbyak::Label unit_loop, done, next, last_tile;
+    L(unit_loop);
+    cmp(rsi, rdx);
+    jge(done, T_NEAR);
+    row_pointers();
+    column_output_pointers();
+    if (last != p_.column_tile) {
+      mov(rax, qword[rsp + kIndex + 8 * (outer - 1)]);
+      cmp(rax, static_cast<int>(tiles - 1));
+      je(last_tile, T_NEAR);
+    }
+    column_unit(p_.column_tile, reds);
+    if (last != p_.column_tile) {
+      jmp(next, T_NEAR);
+      L(last_tile);
+      column_unit(last, reds);
+    }
+    L(next);
+    next_row(1);
+    inc(rsi);
+    jmp(unit_loop, T_NEAR);
+    L(done);
+    add(rsp, frame_);
+    vzeroupper();
+    ret();
+    k_.emit();
+    ready();
+  }
+
+  // Outputs are dense [O..., C]: unit (o, t) starts at o * C + t * tile.
+  void column_output_pointers() {
+    const int outer = static_cast<int>(p_.outer.size());
+    xor_(rax, rax);
+    for (int d = 0; d + 1 < outer; ++d) {
+      imul(rax, rax, static_cast<int>(p_.outer[d]));
+      add(rax, qword[rsp + kIndex + 8 * d]);
+    }
+    imul(rax, rax, static_cast<int>(p_.row_length));
+    mov(r9, qword[rsp + kIndex + 8 * (outer - 1)]);
+    imul(r9, r9, static_cast<int>(p_.column_tile));
+    add(rax, r9);
+    mov(r11, rax);
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      imul(rax, r11, static_cast<int>(itemsize_of(s_.outputs[k].dtype)));
+      mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
+      add(rax, qword[r10 + 8 * static_cast<int>(k)]);
+      mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
+    }
+  }
+
+  void column_unit(int64_t width, const std::vector<int32_t>& reds) {
+    width_ = width;
+    if constexpr (kZmm) {
+      int64_t t = width % V;
+      mov(eax, t ? (1u << t) - 1 : 0xffff);
+      kmovw(k1, eax);
+    }
+    bool sums = false;
+    for (int32_t r : reds) sums = sums || s_.body[r].op == Op::Sum;
+    each_vector(width, [&](bool) {
+      for (int32_t r : reds) {
+        vmovaps(scratch(0), k_(start_value(s_.body[r].op)));
+        vmovups(stash_at(stash_slot_[r]), scratch(0));
+        if (s_.body[r].op == Op::Sum) vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
+      }
+    });
+    // Down the columns.
+    Pass down;
+    std::vector<bool> need(s_.body.size(), false), none(s_.body.size(), false), stashed(s_.body.size(), false);
+    for (int32_t r : reds) {
+      down.reductions.push_back(r);
+      mark(s_.body[r].args[0], need, none, stashed);
+    }
+    for (size_t v = 0; v < s_.body.size(); ++v)
+      if (need[v]) down.values.push_back(static_cast<int32_t>(v));
+    mov(qword[rsp + count_slot_], 0);
+    Xbyak::Label row, no_rows;
+    if (p_.reduce_length == 0) jmp(no_rows, T_NEAR);  // an empty reduction: the identities stand
+    L(row);
+    const_reg_.assign(s_.body.size(), -1);
+    std::fill(std::begin(used_), std::end(used_), false);
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (elem_[v] || stage_[v] != 0) continue;
+      const_reg_[v] = alloc();
+      if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
+      else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
+    }
+    each_vector(width, [&](bool tail) { pass_body(down, tail); });
+    std::fill(std::begin(used_), std::end(used_), false);
+    for (size_t k = 0; k < s_.inputs.size(); ++k) {
+      const KernelInput& in = s_.inputs[k];
+      int64_t step = p_.inputs[k].reduce_stride * (in.kind == KernelInput::Kind::Buffer ? itemsize_of(in.dtype) : 1);
+      if (step != 0) add(qword[rsp + in_slot_ + 8 * static_cast<int>(k)], static_cast<int>(step));
+    }
+    inc(qword[rsp + count_slot_]);
+    if (sums) {
+      Xbyak::Label skip;
+      test(qword[rsp + count_slot_], kColumnBlock - 1);
+      jnz(skip, T_NEAR);
+      fold_column_blocks(width, reds);
+      L(skip);
+    }
+    mov(rax, p_.reduce_length);
+    cmp(qword[rsp + count_slot_], rax);
+    jl(row, T_NEAR);
+    if (sums && p_.reduce_length % kColumnBlock != 0) fold_column_blocks(width, reds);
+    L(no_rows);
+    // The per-column results and what the group computes from them.
+    Pass results;
+    std::fill(need.begin(), need.end(), false);
+    std::vector<bool> from_total(s_.body.size(), false);
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      results.stores.push_back(k);
+      mark_results(s_.outputs[k].value, need, from_total);
+    }
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      if (need[v]) results.values.push_back(static_cast<int32_t>(v));
+      if (from_total[v]) results.from_stash.push_back(static_cast<int32_t>(v));
+    }
+    const_reg_.assign(s_.body.size(), -1);
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (elem_[v] || stage_[v] != 0 || op.space != Space::Reduced) continue;
+      const_reg_[v] = alloc();
+      if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
+      else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
+    }
+    each_vector(width, [&](bool tail) { pass_body(results, tail); });
+    std::fill(std::begin(used_), std::end(used_), false);
+  }
+
+  void mark_results(int32_t v, std::vector<bool>& need, std::vector<bool>& from_total) const {
+    if (need[v] || from_total[v] || !elem_[v]) return;
+    if (reduces(s_.body[v])) {
+      from_total[v] = true;
+      return;
+    }
+    need[v] = true;
+    for (int32_t a : s_.body[v].args) mark_results(a, need, from_total);
+  }
+
+  void fold_column_blocks(int64_t width, const std::vector<int32_t>& reds) {
+    each_vector(width, [&](bool) {
+      for (int32_t r : reds) {
+        if (s_.body[r].op != Op::Sum) continue;
+        vmovups(scratch(0), stash_at(stash_slot_[r]));
+        vaddps(scratch(0), scratch(0), stash_at(stash_slot_[r] + 1));
+        vmovups(stash_at(stash_slot_[r]), scratch(0));
+        vmovaps(scratch(0), k_(-0.0f));
+        vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
+      }
+    });
+  }
+
+  // acc = op(acc, x) in the reduction's scratch row (the block for a sum).
+  void accumulate_column(int32_t r, const Vmm& x) {
+    Op op = s_.body[r].op;
+    int slot = stash_slot_[r] + (op == Op::Sum ? 1 : 0);
+    vmovups(scratch(1), stash_at(slot));
+    switch (op) {
+      case Op::Sum: vaddps(scratch(1), scratch(1), x); break;
+      case Op::Prod: vmulps(scratch(1), scratch(1), x); break;
+      case Op::Max: ops_.maximum(scratch(1), scratch(1), x, scratch(2)); break;
+      case Op::Min: ops_.minimum(scratch(1), scratch(1), x, scratch(2)); break;
+      default: throw Unsupported("the reduction " + std::string(info(op).name));
+    }
+    vmovups(stash_at(slot), scratch(1));
+  }
+
   // --- reductions -------------------------------------------------------------
 
   static float identity(Op op) {
     switch (op) {
-      case Op::Sum: return 0.0f;
+      case Op::Sum: return -0.0f;  // -0 + x is x for every x; +0 + -0 would be +0
       case Op::Prod: return 1.0f;
       case Op::Max: return -INFINITY;
       case Op::Min: return INFINITY;
@@ -380,8 +862,19 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     throw Unsupported("the reduction " + std::string(info(op).name));
   }
 
+  // What an accumulator starts from: the identity, except that an empty
+  // sum is +0 (NumPy's), where -0 + nothing would leave -0.
+  float start_value(Op op) const {
+    int64_t n = p_.columns ? p_.reduce_length : p_.row_length;
+    return op == Op::Sum && n == 0 ? 0.0f : identity(op);
+  }
+
   void accumulate(Pass& pass, int32_t r, const Vmm& x, bool tail) {
     Op op = s_.body[r].op;
+    if (p_.columns) {
+      accumulate_column(r, x);
+      return;
+    }
     Vmm acc = vr(pass.acc[r]);
     Vmm v = x;
     if (tail) {  // lanes past the row contribute the identity
@@ -413,7 +906,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     jnz(skip, T_NEAR);
     for (auto [r, total] : pass.total) {
       vaddps(vr(total), vr(total), vr(pass.acc[r]));
-      vxorps(vr(pass.acc[r]), vr(pass.acc[r]), vr(pass.acc[r]));
+      vmovaps(vr(pass.acc[r]), k_(-0.0f));
     }
     L(skip);
   }
@@ -449,7 +942,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   Xbyak::Address tail_mask() {
     std::array<uint32_t, 16> m{};
-    for (int64_t i = 0; i < p_.row_length % V; ++i) m[i] = 0xffffffffu;
+    for (int64_t i = 0; i < width_ % V; ++i) m[i] = 0xffffffffu;
     return k_.lanes(m);
   }
 
@@ -462,7 +955,11 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void load_element(int32_t k, const Vmm& dst, bool tail) {
     const KernelInput& in = s_.inputs[k];
     const int64_t stride = p_.inputs[k].inner_stride;
-    mov(rax, qword[rsp + in_slot_ + 8 * k]);
+    if (from_tile_ && tile_of_[k] >= 0) {
+      vmovups(dst, ptr[rsp + tile_slot_ + ((tile_of_[k] * G + group_row_) * W + tile_column_) * 4]);
+      return;
+    }
+    input_base(k);
     if (in.kind == KernelInput::Kind::Arange) {
       imul(r9, r8, static_cast<int>(stride));
       add(rax, r9);
@@ -559,7 +1056,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void bounce_in(int size) {
     vxorps(Xbyak::Ymm(0), Xbyak::Ymm(0), Xbyak::Ymm(0));
     vmovups(ptr[rsp + kBounce], Xbyak::Ymm(0));
-    for (int i = 0; i < p_.row_length % V; ++i) {
+    for (int i = 0; i < width_ % V; ++i) {
       if (size == 2) {
         movzx(r9d, word[rax + r8 * 2 + 2 * i]);
         mov(word[rsp + kBounce + 2 * i], r9w);
@@ -571,7 +1068,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   }
 
   void bounce_out(int size) {  // the partial vector at the bounce area to r8.. at rax
-    for (int i = 0; i < p_.row_length % V; ++i) {
+    for (int i = 0; i < width_ % V; ++i) {
       if (size == 2) {
         movzx(r9d, word[rsp + kBounce + 2 * i]);
         mov(word[rax + r8 * 2 + 2 * i], r9w);
@@ -592,7 +1089,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         if (in.dtype == DType::Bool) ops_.cmp(dst, dst, k_(0.0f), Ops::Ne);
         return;
       case KernelInput::Kind::Arange:
-        mov(rax, qword[rsp + in_slot_ + 8 * k]);
+        input_base(k);
         vcvtsi2ss(x0, x0, rax);
         mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
         vmulss(x0, x0, dword[r10 + 8 * k + 4]);
@@ -601,7 +1098,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         return;
       case KernelInput::Kind::Buffer: break;
     }
-    mov(rax, qword[rsp + in_slot_ + 8 * k]);
+    input_base(k);
     switch (in.dtype) {
       case DType::Float32: vbroadcastss(dst, dword[rax]); return;
       case DType::Float16:
@@ -642,12 +1139,16 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void store_element(size_t k, const Vmm& x, bool tail) {
     const KernelOutput& o = s_.outputs[k];
     const int size = static_cast<int>(itemsize(o.dtype));
-    mov(rax, qword[rsp + out_slot_ + 8 * static_cast<int>(k)]);
+    output_base(k);
     Xbyak::Address at = ptr[rax + r8 * size];
     if constexpr (kZmm) {
       const Xbyak::Ymm y0(0);
       switch (o.dtype) {
-        case DType::Float32: tail ? vmovups(at | k1, x) : vmovups(at, x); return;
+        case DType::Float32:
+          if (tail) vmovups(at | k1, x);
+          else if (stream_) vmovntps(at, x);
+          else vmovups(at, x);
+          return;
         case DType::Float16: tail ? vcvtps2ph(at | k1, x, 0) : vcvtps2ph(at, x, 0); return;
         case DType::BFloat16:
           to_bf16_bits(scratch(0), x);
@@ -667,6 +1168,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
           if (tail) {
             vmovups(scratch(4), tail_mask());
             vmaskmovps(at, scratch(4), x);
+          } else if (stream_) {
+            vmovntps(at, x);
           } else {
             vmovups(at, x);
           }
@@ -844,7 +1347,21 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   const KernelOp* current_ = nullptr;  // the op compute() is emitting
   std::vector<Pass> passes_plan_;
   std::vector<int> last_point_;
-  int in_slot_ = 0, out_slot_ = 0, frame_ = 0;
+  int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, frame_ = 0;
+  std::vector<int> stash_slot_;  // Note [Stashed values]: per value, its scratch row or -1
+  int stashes_ = 0, max_stashes_ = 0;
+  int64_t width_ = p_.row_length;  // elements of the row a pass covers (a tile's, for a column plan)
+  int count_slot_ = 0;             // column plans: rows of R done
+  bool stash_ok_ = true;
+  bool stream_ = false;  // Note [Streaming stores]
+  // Note [Tiled transposes]: per input its tile (or -1), the number of
+  // tiles, and while a group is emitted the row within it and whether the
+  // tiled inputs are read from their tiles.
+  std::vector<int> tile_of_;
+  int tiles_ = 0;
+  int group_row_ = 0;
+  int tile_column_ = 0;
+  bool from_tile_ = false;
 };
 
 template <class Vmm>
@@ -852,10 +1369,13 @@ class GeneratedKernel final : public CompiledKernel {
  public:
   GeneratedKernel(RowPlan plan, const KernelSpec& spec) : CompiledKernel(std::move(plan)), gen_(spec, plan_) {
     gen_.generate();
+    streaming_stores_ = gen_.streams();
+    scratch_floats_ = gen_.stash_floats();
   }
   KernelFn fn() const override { return gen_.template getCode<KernelFn>(); }
   const uint8_t* code() const override { return gen_.getCode(); }
   size_t code_size() const override { return gen_.getSize(); }
+  size_t text_size() const override { return gen_.text_size(); }
 
  private:
   RowKernelGen<Vmm> gen_;

@@ -22,8 +22,10 @@ struct LaunchArgs {
 };
 
 // Runs rows [row_begin, row_end); `start_index` is row_begin's multi-index
-// over the plan's outer axes.
-using KernelFn = void (*)(const LaunchArgs* args, int64_t row_begin, int64_t row_end, const int64_t* start_index);
+// over the plan's outer axes; `scratch` is scratch_floats() floats, 64-byte
+// aligned, of the calling thread's own.
+using KernelFn = void (*)(const LaunchArgs* args, int64_t row_begin, int64_t row_end, const int64_t* start_index,
+                          float* scratch);
 
 class CompiledKernel {
  public:
@@ -31,15 +33,25 @@ class CompiledKernel {
   virtual KernelFn fn() const = 0;
   virtual const uint8_t* code() const = 0;  // the machine code, for disassembly
   virtual size_t code_size() const = 0;
+  // The first text_size() bytes are instructions (the last ones nops
+  // aligning the pool); the rest, up to code_size(), is the constant pool:
+  // data, which a disassembler would print as nonsense.
+  virtual size_t text_size() const = 0;
   const RowPlan& plan() const { return plan_; }
+  // Writes outputs with aligned non-temporal stores (Note [Streaming
+  // stores] in codegen.cpp): output buffers must be 64-byte aligned.
+  bool streaming_stores() const { return streaming_stores_; }
+  int64_t scratch_floats() const { return scratch_floats_; }
 
  protected:
   explicit CompiledKernel(RowPlan plan) : plan_(std::move(plan)) {}
   RowPlan plan_;
+  bool streaming_stores_ = false;
+  int64_t scratch_floats_ = 0;
 };
 
 // Bump when generated code changes for the same spec: part of the cache key.
-inline constexpr int kCodegenVersion = 1;
+inline constexpr int kCodegenVersion = 3;
 
 // The generated kernel, or null with `why` set when the spec uses what the
 // generator does not emit yet (those specs run on the spec interpreter).

@@ -1,7 +1,9 @@
 #include "jit_cpu/kernel_cache.h"
 
 #include <algorithm>
+#include <chrono>
 
+#include "graph/check.h"
 #include "jit_cpu/thread_pool.h"
 
 namespace braze::jit {
@@ -22,7 +24,9 @@ Lookup KernelCache::find_or_compile(const KernelSpec& spec, Isa isa) {
     return hit;
   }
   Lookup fresh;
+  auto start = std::chrono::steady_clock::now();
   fresh.kernel = compile(spec, isa, fresh.why);
+  fresh.codegen_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
   entries_.emplace(std::move(key), fresh);
   return fresh;
 }
@@ -49,11 +53,15 @@ void launch(const CompiledKernel& kernel, const KernelSpec& spec, std::span<cons
       values[2 * k + j] = real ? static_cast<float>(inputs[k].real[j]) : static_cast<float>(inputs[k].integer[j]);
   }
   LaunchArgs args{in.data(), outputs.data(), values.data()};
+  if (kernel.streaming_stores())
+    for (std::byte* o : outputs)
+      BRAZE_CHECK(reinterpret_cast<uintptr_t>(o) % 64 == 0, "launch: an output buffer is not 64-byte aligned");
   const int64_t rows = plan.rows();
   if (rows == 0) return;
   ThreadPool& pool = ThreadPool::get();
   int64_t chunks = 1;
-  if (rows * std::max<int64_t>(plan.row_length, 1) >= kParallelThreshold)
+  int64_t elements = plan.columns ? rows * plan.column_tile * plan.reduce_length : rows * plan.row_length;
+  if (elements >= kParallelThreshold)
     chunks = std::min<int64_t>(rows, 4 * pool.size());
   KernelFn fn = kernel.fn();
   pool.run(chunks, [&](int64_t c) {
@@ -63,7 +71,12 @@ void launch(const CompiledKernel& kernel, const KernelSpec& spec, std::span<cons
       index[d] = r % plan.outer[d];
       r /= plan.outer[d];
     }
-    fn(&args, begin, end, index.data());
+    // Per-thread scratch, kept between launches: grown, never shrunk.
+    thread_local std::vector<float> scratch;
+    size_t need = static_cast<size_t>(kernel.scratch_floats()) + 16;
+    if (scratch.size() < need) scratch.resize(need);
+    float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
+    fn(&args, begin, end, index.data(), aligned);
   });
 }
 

@@ -31,31 +31,51 @@ std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why) {
     if (k > 0 && mergeable(axes[k - 1], axes[k])) groups.back().push_back(axes[k]);
     else groups.push_back({axes[k]});
   }
-  for (size_t g = 0; g + 1 < groups.size(); ++g) {
-    if (reduced(groups[g][0])) {
-      why = "it reduces over an axis that is not innermost";
-      return std::nullopt;
-    }
-  }
-  RowPlan plan;
-  plan.reduces = !groups.empty() && reduced(groups.back()[0]);
   auto extent = [&](const std::vector<size_t>& g) {
     int64_t n = 1;
     for (size_t a : g) n *= d[a];
     return n;
   };
+  RowPlan plan;
+  // The reduced group: none, the last (a row reduction), or the one before
+  // a last kept group (a column reduction).
+  size_t reduced_group = groups.size();
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (!reduced(groups[g][0])) continue;
+    if (reduced_group != groups.size() || (g + 1 < groups.size() && g + 2 != groups.size())) {
+      why = "it reduces over axes that are neither innermost nor just before the innermost";
+      return std::nullopt;
+    }
+    reduced_group = g;
+  }
+  plan.reduces = reduced_group + 1 == groups.size();
+  plan.columns = reduced_group + 2 == groups.size();
   // An empty group list is a single element: one row of length 1.
   if (!groups.empty()) plan.row_length = extent(groups.back());
-  for (size_t g = 0; g + 1 < groups.size(); ++g) plan.outer.push_back(extent(groups[g]));
-  if (groups.size() <= 1) plan.outer = {};
+  for (size_t g = 0; g + 1 < groups.size(); ++g) {
+    if (g == reduced_group && plan.columns) continue;
+    plan.outer.push_back(extent(groups[g]));
+  }
+  if (plan.columns) {
+    plan.reduce_length = extent(groups[reduced_group]);
+    plan.column_tile = std::min(plan.row_length, kColumnTile);
+    plan.outer.push_back((plan.row_length + kColumnTile - 1) / kColumnTile);
+  }
   for (const KernelInput& in : spec.inputs) {
     RowPlan::Access acc;
     if (in.kind != KernelInput::Kind::Scalar) {
       acc.offset = in.view.offset;
       // A merged group's stride is its last axis's stride.
-      for (size_t g = 0; g + 1 < groups.size(); ++g) acc.outer_strides.push_back(in.view.strides[groups[g].back()]);
+      for (size_t g = 0; g + 1 < groups.size(); ++g) {
+        if (g == reduced_group && plan.columns) continue;
+        acc.outer_strides.push_back(in.view.strides[groups[g].back()]);
+      }
       if (!groups.empty() && !(in.space == Space::Reduced && plan.reduces))
         acc.inner_stride = in.view.strides[groups.back().back()];
+      if (plan.columns) {
+        acc.outer_strides.push_back(acc.inner_stride * kColumnTile);  // the tile axis
+        if (in.space == Space::Full) acc.reduce_stride = in.view.strides[groups[reduced_group].back()];
+      }
     }
     plan.inputs.push_back(std::move(acc));
   }

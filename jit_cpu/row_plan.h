@@ -15,18 +15,33 @@ namespace braze::jit {
 // of any rank is one axis. The last axis is the row: it is vectorised, and a
 // reduction runs along it (softmax's rows). The axes before it are the rows'
 // index, walked by an odometer with constant strides and split across
-// threads. A spec that reduces over an axis that is not innermost after
-// collapsing has no row plan yet (it runs on the spec interpreter).
+// threads.
+//
+// Note [Column reductions]
+// A spec that reduces over the axis just before the row (after collapsing:
+// [O..., R, C] reduced over R, as x.sum(axis=0)) is a column plan: the row
+// is C, vectorised as always, and the kernel walks R inside, accumulating
+// a vector of partial results per column in scratch memory, so every input
+// is still read in contiguous rows. Columns are cut into tiles of
+// kColumnTile so that threads share the work even when O is 1: `outer` is
+// [O..., number of tiles]. Any other reduction pattern has no plan (the
+// spec interpreter runs it).
+inline constexpr int64_t kColumnTile = 2048;
+
 struct RowPlan {
-  Shape outer;            // the rows' index space
-  int64_t row_length = 1;  // L
+  Shape outer;            // the rows' index space ([O..., tiles] for a column plan)
+  int64_t row_length = 1;  // L (C for a column plan)
   bool reduces = false;    // the reduction runs along the row
+  bool columns = false;          // Note [Column reductions]
+  int64_t reduce_length = 1;     // R
+  int64_t column_tile = 0;       // columns per tile; the last tile may be shorter
   // Per spec input, in plan axes: strides over `outer`, the stride along the
   // row (0 for Reduced inputs and broadcasts), and the offset.
   struct Access {
     std::vector<int64_t> outer_strides;
     int64_t inner_stride = 0;
     int64_t offset = 0;
+    int64_t reduce_stride = 0;  // along R, for a column plan
   };
   std::vector<Access> inputs;
   int64_t rows() const;

@@ -31,8 +31,12 @@ class ConstantPool {
   Xbyak::Address bits_of(uint32_t bits) { return c_.ptr[c_.rip + labels_[bits]]; }
   // Per-lane values (16 lanes), e.g. lane indices or a tail mask.
   Xbyak::Address lanes(const std::array<uint32_t, 16>& v) { return c_.ptr[c_.rip + lane_labels_[v]]; }
+  // Emits the pool after the last instruction; code_size() then says where
+  // the instructions (and the nops that align the pool) end and the data
+  // begins, so a disassembler does not decode constants as code.
   void emit() {
     c_.align(64);
+    code_size_ = c_.getSize();
     for (auto& [bits, label] : labels_) {
       c_.L(label);
       for (int i = 0; i < 16; ++i) c_.dd(bits);
@@ -42,11 +46,13 @@ class ConstantPool {
       for (uint32_t x : v) c_.dd(x);
     }
   }
+  size_t code_size() const { return code_size_; }
 
  private:
   Xbyak::CodeGenerator& c_;
   std::map<uint32_t, Xbyak::Label> labels_;
   std::map<std::array<uint32_t, 16>, Xbyak::Label> lane_labels_;
+  size_t code_size_ = 0;
 };
 
 template <class R>

@@ -406,6 +406,13 @@ TEST(Simplify, SharedNodesStayWhereTheyTieAKernel) {
   one.outputs = {one.apply(Op::Exp, {one.apply(Op::Mul, {y, one.broadcast_to(one.constant(DType::Float32, 1.0), {4, 8})})})};
   EXPECT_EQ(count(simplified(one), Op::Mul), 0u);
 
+  Graph view;  // nor when it would become a view: a row sum read through a reshape
+  NodeId z = view.input(DType::Float32, {4, 8});
+  NodeId row = view.apply(Op::Reshape, {view.apply(Op::Sum, {z}, Attr{{1}, {}})}, Attr{{4}, {}});
+  NodeId r = view.apply(Op::Mul, {row, view.broadcast_to(view.constant(DType::Float32, 1.0), {4})});
+  view.outputs = {view.apply(Op::Exp, {r}), r};
+  EXPECT_EQ(count(simplified(view), Op::Mul), 1u);
+
   Graph neg;  // x + (-y) keeps its Add while -y is an output too
   NodeId a = neg.input(DType::Float32, {8}), b = neg.input(DType::Float32, {8});
   NodeId minus_b = neg.apply(Op::Neg, {b});
@@ -437,6 +444,12 @@ TEST(Simplify, MovementChainsShorten) {
          return g.broadcast_to(g.broadcast_to(reshape(g, x, {3, 1, 4}), {3, 5, 4}), {2, 3, 5, 4});
        }, 2},  // four ops become reshape to [1, 3, 1, 4], expand to [2, 3, 5, 4]
       {"expand to the same shape", [](Graph& g, NodeId x) { return g.apply(Op::Expand, {x}, Attr{{3, 4}, {}}); }, 0},
+      {"keepdims=False and back over a reduction", [&](Graph& g, NodeId x) {
+         return reshape(g, reshape(g, g.apply(Op::Sum, {x}, Attr{{1}, {}}), {3}), {3, 1});
+       }, 0},
+      {"over an element-wise node: push_views' business", [&](Graph& g, NodeId x) {
+         return reshape(g, reshape(g, g.apply(Op::Neg, {x}), {12}), {2, 6});
+       }, 2},
       {"transposed then reshaped keeps both", [&](Graph& g, NodeId x) { return reshape(g, permute(g, x, {1, 0}), {12}); },
        2},  // not expressible as a view: a copy sits between them
   };
@@ -520,15 +533,27 @@ TEST(EliminateDead, RewritesLeaveNoDeadNodesAfterThePipeline) {
   expect_same(g, p, std::vector<Array>{special(DType::Float32)});
 }
 
+// Unfused edges from an element-wise value to a reduction over other axes
+// than the kernel holding the value reduces.
+size_t split_for_reductions(const Graph& g) {
+  size_t n = 0;
+  for (const UnfusedEdge& e : partition(g).unfused) n += is_elementwise(g[e.producer].op) && is_reduce(g[e.consumer].op);
+  return n;
+}
+
 // The differential check of the pipeline: on random graphs (odd shapes,
 // NaN/inf/-0.0 inputs, special constants), the reference interpreter gives
 // the same bits (NaN equal to NaN) before and after the passes, and the
-// rewriting passes never add a kernel.
-TEST(Pipeline, RandomGraphsKeepTheirValuesAndNeverGainKernels) {
-  constexpr uint32_t kGraphs = 600;
+// rewriting passes do not add a kernel. One exception, rare (1 graph in
+// 60000) and counted: folding can make two computations identical
+// (x ** (2 + -0.0) and x ** max(2, -0.0)), the graph interns them into one
+// node, and when two reductions over different axes read it, the partition,
+// which does not recompute a node in a second kernel, writes it out.
+TEST(Pipeline, RandomGraphsKeepTheirValuesAndKernelCounts) {
+  const uint32_t graphs = testing::fuzz_graphs(600), first = testing::fuzz_first();
   static constexpr std::string_view kRewrites[] = {"fold_constants", "simplify", "eliminate_dead"};
-  int folded_graphs = 0, simplified_graphs = 0, fewer_kernels = 0;
-  for (uint32_t seed = 0; seed < kGraphs; ++seed) {
+  int folded_graphs = 0, simplified_graphs = 0, fewer_kernels = 0, shared_nodes = 0;
+  for (uint32_t seed = first; seed < first + graphs; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::vector<Array> inputs;
     Graph g = testing::RandomGraph(seed).build(inputs);
@@ -537,18 +562,26 @@ TEST(Pipeline, RandomGraphsKeepTheirValuesAndNeverGainKernels) {
     std::vector<Array> got = reference::evaluate(p, inputs, p.outputs);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(same_bits(got[i], want[i])) << "output " << i;
-    size_t with = kernels(p), without = kernels(run_pipeline(g, kRewrites));
-    EXPECT_LE(with, without);
+    Graph unrewritten = run_pipeline(g, kRewrites);
+    size_t with = kernels(p), without = kernels(unrewritten);
+    if (with > without && split_for_reductions(p) > split_for_reductions(unrewritten)) {
+      ++shared_nodes;
+    } else {
+      EXPECT_LE(with, without);
+    }
     fewer_kernels += with < without;
     Graph live = eliminate_dead(g), f = folded(live);
     folded_graphs += computed(f) < computed(live);
     simplified_graphs += computed(simplified(f)) < computed(f);
   }
-  // The generator gives every rewrite something to do.
-  EXPECT_GE(folded_graphs, 30) << folded_graphs << " of " << kGraphs << " graphs";
-  EXPECT_GE(simplified_graphs, 30) << simplified_graphs << " of " << kGraphs << " graphs";
-  std::cout << "[ pipeline ] " << kGraphs << " graphs: folding changed " << folded_graphs << ", simplification "
-            << simplified_graphs << ", fewer kernels in " << fewer_kernels << "\n";
+  if (graphs >= 100) {  // the generator gives every rewrite something to do (a replay of one seed aside)
+    EXPECT_GE(folded_graphs * 20, static_cast<int>(graphs)) << folded_graphs << " of " << graphs << " graphs";
+    EXPECT_GE(simplified_graphs * 20, static_cast<int>(graphs)) << simplified_graphs << " of " << graphs << " graphs";
+    EXPECT_LE(shared_nodes * 1000, static_cast<int>(graphs)) << shared_nodes << " of " << graphs << " graphs";
+  }
+  std::cout << "[ pipeline ] " << graphs << " graphs: folding changed " << folded_graphs << ", simplification "
+            << simplified_graphs << ", fewer kernels in " << fewer_kernels << ", one more kernel for a node two reductions share in "
+            << shared_nodes << "\n";
 }
 
 TEST(Pipeline, PassesRunInTheDocumentedOrder) {

@@ -449,6 +449,14 @@ TEST(ReferenceHandComputed, Division) {
   EXPECT_TRUE(std::isnan(v[2]));
 }
 
+// Found by the JIT fuzzer: negative was 0 - x, so negative(+0.0) was +0.0
+// and 1 / -x had the wrong sign.
+TEST(ReferenceHandComputed, NegativeFlipsTheSignOfZero) {
+  std::vector<double> v = doubles(eval(Op::Neg, {DType::Float32}, {{0.0, -0.0}}));
+  EXPECT_TRUE(std::signbit(v[0]));
+  EXPECT_FALSE(std::signbit(v[1]));
+}
+
 TEST(ReferenceHandComputed, NaNPropagationAndPredicates) {
   std::vector<double> mx = doubles(eval(Op::Maximum, {DType::Float32, DType::Float32}, {{kNaN, 1, 2}, {1, kNaN, 1}}));
   EXPECT_TRUE(std::isnan(mx[0]));
