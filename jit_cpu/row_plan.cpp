@@ -37,19 +37,19 @@ std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why) {
     return n;
   };
   RowPlan plan;
-  // The reduced group: none, the last (a row reduction), or the one before
-  // a last kept group (a column reduction).
+  // The reduced group: none, the last (a row reduction), or one before the
+  // last (a column reduction).
   size_t reduced_group = groups.size();
   for (size_t g = 0; g < groups.size(); ++g) {
     if (!reduced(groups[g][0])) continue;
-    if (reduced_group != groups.size() || (g + 1 < groups.size() && g + 2 != groups.size())) {
-      why = "it reduces over axes that are neither innermost nor just before the innermost";
+    if (reduced_group != groups.size()) {
+      why = "it reduces over axes that are not adjacent (two reduced groups of axes)";
       return std::nullopt;
     }
     reduced_group = g;
   }
   plan.reduces = reduced_group + 1 == groups.size();
-  plan.columns = reduced_group + 2 == groups.size();
+  plan.columns = reduced_group + 1 < groups.size();
   // An empty group list is a single element: one row of length 1.
   if (!groups.empty()) plan.row_length = extent(groups.back());
   for (size_t g = 0; g + 1 < groups.size(); ++g) {

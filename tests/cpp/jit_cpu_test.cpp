@@ -179,6 +179,13 @@ TEST(JitCpu, ColumnReductionsAtEveryTileAndBlockEdge) {
   Tensor y = random_tensor({3, 70, 21}, 12), t = random_tensor({40, 30}, 13);
   Checked c = check({sum(y, Axes{{1}}), max(transpose(t), Axes{{0}}), sum(astype(y, DType::BFloat16), Axes{{1}})}, 1e-5);
   EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  // Reduced axes further out, with kept axes between them and the row (a
+  // batch axis of NCHW-like data); a reduced group of two merged axes.
+  Tensor z = random_tensor({9, 5, 4, 33}, 14);
+  c = check({sum(z, Axes{{0}}), max(z, Axes{{1}}), mean(z * 2.0, Axes{{0, 1}}), min(transpose(z, {{0, 2, 1, 3}}), Axes{{0}}),
+             sum(z, Axes{{0, 2}}, true)},
+            1e-5);
+  EXPECT_EQ(c.interpreted, 1) << ::testing::PrintToString(c.why);  // only the last: two separate reduced groups
   // Reduced again or broadcast back down the columns: interpreted, still right.
   check({var(t, Axes{{0}}), t - mean(t, Axes{{0}}, true)}, 1e-5);
 }
