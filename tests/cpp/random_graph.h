@@ -1,7 +1,9 @@
 // A generator of random graphs of element-wise, view and reduction ops
 // over a few float32 inputs: the fuzzers of fusion and of the CPU JIT.
 // Graphs have 1-30 ops over shapes with odd extents (1, 7, 17, 1023),
-// sometimes zero-size, and inputs sprinkled with NaN, +-Inf and -0.0.
+// sometimes zero-size, and inputs sprinkled with NaN, +-Inf and -0.0; some
+// ops take special constants (1, +-0.0, 2, -1, inf, NaN, or an expression
+// of them), so that constant folding and simplification have work to do.
 #pragma once
 
 #include <algorithm>
@@ -56,7 +58,7 @@ class RandomGraph {
     NodeId a = pool_[pick(0, static_cast<int>(pool_.size()) - 1)];
     NodeId b = pool_[pick(0, static_cast<int>(pool_.size()) - 1)];
     int64_t rank = g[a].rank();
-    switch (pick(0, 7)) {
+    switch (pick(0, 8)) {
       case 0: {
         static constexpr Op unary[] = {Op::Exp, Op::Neg, Op::Tanh, Op::Abs, Op::Sigmoid, Op::Sqrt, Op::Square};
         return g.apply(unary[pick(0, 6)], {a});
@@ -110,9 +112,34 @@ class RandomGraph {
         NodeId m = g.apply(Op::Max, {a}, Attr{{rank - 1}, {}});
         return g.apply(Op::Sub, {a, g.broadcast_to(m, g[a].shape())});
       }
-      default:
-        return g.apply(Op::Mul, {a, g.broadcast_to(g.constant(DType::Float32, 0.5), g[a].shape())});
+      case 7: return g.apply(Op::Mul, {a, g.broadcast_to(g.constant(DType::Float32, 0.5), g[a].shape())});
+      default: return with_constant(g, a);
     }
+  }
+
+  // `a` op c or c op `a`, c often the op's identity (x + -0.0, x ** 1) or a
+  // value a rule must not take for one (x + 0.0), sometimes an expression
+  // of constants that folds into one.
+  NodeId with_constant(Graph& g, NodeId a) {
+    static constexpr Op kOps[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Pow, Op::Pow, Op::Minimum};
+    static constexpr double kIdentity[] = {-0.0, 0.0, 1.0, 1.0, 1.0, 2.0, 0.0};
+    int k = pick(0, 6);
+    Op op = kOps[k];
+    bool constant_first = op != Op::Pow && coin(0.3);
+    NodeId c = coin(0.5) ? g.constant(DType::Float32, kIdentity[k]) : special_constant(g);
+    static constexpr Op kFolds[] = {Op::Add, Op::Mul, Op::Sub, Op::Maximum, Op::Div};
+    if (coin(0.3)) c = g.apply(kFolds[pick(0, 4)], {c, special_constant(g)});
+    if (well_conditioned_ && op == Op::Div) {
+      if (constant_first) a = g.apply(Op::Add, {g.apply(Op::Abs, {a}), g.broadcast_to(g.constant(DType::Float32, 0.5), g[a].shape())});
+      else c = g.constant(DType::Float32, 2.0);
+    }
+    c = g.broadcast_to(c, g[a].shape());
+    return constant_first ? g.apply(op, {c, a}) : g.apply(op, {a, c});
+  }
+
+  NodeId special_constant(Graph& g) {
+    static constexpr double kValues[] = {1.0, -0.0, 0.0, 2.0, 0.5, -1.0, INFINITY, NAN};
+    return g.constant(DType::Float32, kValues[pick(0, 7)]);
   }
 
   Array random_array(const Shape& s) {
