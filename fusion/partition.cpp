@@ -40,10 +40,12 @@ Shape reduced(const Shape& d, const std::vector<int64_t>& axes) {
   return s;
 }
 
-// Whether `v` reads a dense row-major array in order, with size-1 axes
-// added or dropped: a relabelling of the same elements.
-bool is_dense_relabel(const View& v) {
-  if (v.offset != 0) return false;
+// Whether `v` reads all of a dense row-major array of shape `base` in
+// order, with size-1 axes added or dropped: a relabelling of the same
+// elements. (A one-element slice of a longer array passes the stride test
+// but reads only part of it.)
+bool is_dense_relabel(const View& v, const Shape& base) {
+  if (v.offset != 0 || numel(v.shape) != numel(base)) return false;
   Strides dense = contiguous_strides(v.shape);
   for (size_t d = 0; d < v.shape.size(); ++d)
     if (v.shape[d] != 1 && v.strides[d] != dense[d]) return false;
@@ -163,6 +165,7 @@ class Partitioner {
   void place_elementwise(NodeId id) {
     const Node& n = g_[id];
     std::vector<Candidate> candidates;
+    std::set<int> read_from_memory;  // groups whose value `id` must load from memory
     for (NodeId i : n.inputs) {
       NodeId b = g_.base(i);
       int pg = group_of_base(b);
@@ -173,15 +176,23 @@ class Partitioner {
         continue;
       }
       const View& v = g_[i].view;
-      if (i == b || is_dense_relabel(v)) {
+      if (i == b || is_dense_relabel(v, g_[b].shape())) {
         candidates.push_back({pg, space_[b], b});
       } else if (space_[b] == Space::Reduced && is_broadcast_back(v, p.domain, p.axes)) {
         candidates.push_back({pg, Space::Full, b});
       } else {
         unfused(b, id, "it reads the value through a view that is not a broadcast back over the rows of " +
                            describe(p.domain, p.axes));
+        read_from_memory.insert(pg);
       }
     }
+    // A kernel cannot load a value it computes itself: `id` joins no group
+    // it reads through a view, even when another input leads to it.
+    std::erase_if(candidates, [&](const Candidate& c) {
+      if (!read_from_memory.count(find(c.group))) return false;
+      unfused(c.producer, id, "it also reads that kernel's value through a view, from memory");
+      return true;
+    });
     if (!candidates.empty() && try_join(id, candidates, {})) return;
     if (!candidates.empty())
       for (const Candidate& c : candidates) unfused(c.producer, id, last_refusal_);
@@ -222,6 +233,10 @@ class Partitioner {
       if (!lands) {
         unfused(c.producer, id, "its producer's kernel has " + describe(p.domain, p.axes) +
                                     ", another input's has " + describe(domain, host_axes));
+        continue;
+      }
+      if (loads_from(gi, merge)) {
+        unfused(c.producer, id, "its producer's kernel and another input's load each other's values from memory");
         continue;
       }
       std::set<NodeId> r = reads;
@@ -273,6 +288,19 @@ class Partitioner {
   }
 
   bool is_buffer_leaf(NodeId b) const { return g_[b].op == Op::Input; }
+
+  // Whether group `gi` and a group in `merge` depend on each other. A
+  // group's dependencies are the values it loads from memory (each input
+  // that was in another group when its reader was placed): merged, the
+  // kernel would load a value it computes itself.
+  bool loads_from(int gi, const std::map<int, Space>& merge) {
+    for (int d : groups_[gi].deps)
+      if (merge.count(find(d))) return true;
+    for (auto [m, _] : merge)
+      for (int d : groups_[m].deps)
+        if (find(d) == gi) return true;
+    return false;
+  }
 
   // Whether merging `merge` and adding `id` closes a loop: some producer of
   // the merged group outside it depends, through other groups, on a member.

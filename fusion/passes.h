@@ -1,6 +1,8 @@
 // The fusion pass pipeline: each pass takes a graph and returns a graph.
 #pragma once
 
+#include <functional>
+#include <span>
 #include <string_view>
 
 #include "graph/graph.h"
@@ -22,22 +24,51 @@ namespace braze {
 // computed once per row; the partition reads it back over the row.
 Graph push_views(const Graph& g);
 
+// Note [Constant folding] (fusion/fold_constants.cpp): an element-wise op
+// on constants becomes the constant the reference would store, where every
+// backend computes that same value.
+Graph fold_constants(const Graph& g);
+
+// Note [Exact simplification] (fusion/simplify.cpp): rewrites such as
+// x * 1 -> x after which the reference gives the same bits for every input,
+// infinities and signed zeros included (a NaN may come out as another NaN);
+// and shorter chains of movement ops (Note [Movement chains]).
+Graph simplify(const Graph& g);
+
+// Note [Dead nodes] (fusion/eliminate_dead.cpp): drops what no output reads.
+Graph eliminate_dead(const Graph& g);
+
 // A graph output that is a view or a leaf becomes a Copy of it, so every
 // output is a value some kernel writes densely.
 Graph dense_outputs(const Graph& g);
+
+// Rebuilds the nodes of `g` that its outputs reach, in topological order:
+// `rewrite` gets each with its inputs already renumbered into `out` (and
+// its id in `g`) and returns its id there (`out.add(n)` keeps it as it is).
+// Every input keeps its number, read or not. What the local passes are
+// made of.
+using Rewrite = std::function<NodeId(Graph& out, const Node& n, NodeId id)>;
+Graph rewrite_nodes(const Graph& g, const Rewrite& rewrite);
+
+// Per node of `g`: whether an output reaches it.
+std::vector<bool> live_nodes(const Graph& g);
+// Per node of `g`: how many times live computed nodes read it, directly or
+// through views, or an output returns it.
+std::vector<uint32_t> count_readers(const Graph& g);
 
 struct PassEntry {
   std::string_view name;
   Graph (*run)(const Graph&);
 };
 
-// In order. Dead nodes disappear on the way: every pass rebuilds the graph
-// from its outputs.
-inline constexpr PassEntry kPipeline[] = {
-    {"dense_outputs", dense_outputs},
-    {"push_views", push_views},
-};
+// The passes in the order run_pipeline runs them (kPipeline, in
+// fusion/passes.cpp, where the order is explained).
+std::span<const PassEntry> pipeline();
 
-Graph run_pipeline(Graph g);
+// Runs the pipeline, leaving out the passes named in `skip` (tests compare
+// a graph with and without the rewriting passes). Every pass keeps the
+// inputs and the outputs' number, dtypes and shapes; that is checked
+// after each one.
+Graph run_pipeline(Graph g, std::span<const std::string_view> skip = {});
 
 }  // namespace braze

@@ -105,9 +105,4 @@ class ViewPusher {
 
 Graph push_views(const Graph& g) { return ViewPusher(g).run(); }
 
-Graph run_pipeline(Graph g) {
-  for (const PassEntry& p : kPipeline) g = p.run(g);
-  return g;
-}
-
 }  // namespace braze

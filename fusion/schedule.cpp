@@ -20,9 +20,32 @@ Schedule make_schedule(const Graph& g) {
   return s;
 }
 
+namespace {
+std::string node_name(const Graph& g, NodeId id) { return std::string(info(g[id].op).name) + "#" + std::to_string(id); }
+}  // namespace
+
+std::string explain_kernel(const Schedule& s, const Step& st) {
+  std::ostringstream out;
+  out << "kernel " << kernel_key(st.spec).hex() << " fusing";
+  for (NodeId id : st.group.nodes) out << " " << node_name(s.graph, id);
+  out << "\n";
+  std::istringstream text(canonical_text(st.spec));
+  for (std::string line; std::getline(text, line);) {
+    out << "  " << line;
+    if (line.rfind("in", 0) == 0) {
+      size_t i = std::stoul(line.substr(2));
+      out << "  <- " << node_name(s.graph, st.reads[i]);
+    } else if (line.rfind("out", 0) == 0) {
+      size_t i = std::stoul(line.substr(3));
+      out << "  -> " << node_name(s.graph, st.group.outputs[i]);
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
 std::string explain(const Schedule& s) {
   std::ostringstream out;
-  auto node_name = [&](NodeId id) { return std::string(info(s.graph[id].op).name) + "#" + std::to_string(id); };
   size_t kernels = 0;
   for (const Step& st : s.steps) kernels += st.group.kind == FusedGroup::Kind::Kernel;
   out << s.steps.size() << " step(s): " << kernels << " fused kernel(s), " << s.steps.size() - kernels
@@ -31,28 +54,15 @@ std::string explain(const Schedule& s) {
     const Step& st = s.steps[k];
     out << "\nstep " << k << ": ";
     if (st.group.kind == FusedGroup::Kind::Library) {
-      out << "library call " << node_name(st.group.nodes[0]) << " " << to_string(st.group.domain) << "\n";
+      out << "library call " << node_name(s.graph, st.group.nodes[0]) << " " << to_string(st.group.domain) << "\n";
       continue;
     }
-    out << "kernel " << kernel_key(st.spec).hex() << " fusing";
-    for (NodeId id : st.group.nodes) out << " " << node_name(id);
-    out << "\n";
-    std::istringstream text(canonical_text(st.spec));
-    for (std::string line; std::getline(text, line);) {
-      out << "  " << line;
-      if (line.rfind("in", 0) == 0) {
-        size_t i = std::stoul(line.substr(2));
-        out << "  <- " << node_name(st.reads[i]);
-      } else if (line.rfind("out", 0) == 0) {
-        size_t i = std::stoul(line.substr(3));
-        out << "  -> " << node_name(st.group.outputs[i]);
-      }
-      out << "\n";
-    }
+    out << explain_kernel(s, st);
   }
   if (!s.unfused.empty()) out << "\nnot fused:\n";
   for (const UnfusedEdge& e : s.unfused)
-    out << "  " << node_name(e.producer) << " -> " << node_name(e.consumer) << ": " << e.reason << "\n";
+    out << "  " << node_name(s.graph, e.producer) << " -> " << node_name(s.graph, e.consumer) << ": " << e.reason
+        << "\n";
   return out.str();
 }
 

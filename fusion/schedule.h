@@ -36,5 +36,8 @@ Schedule make_schedule(const Graph& g);
 // Human-readable: each group with its ops, inputs (with strides) and
 // outputs, then every edge that was not fused and why.
 std::string explain(const Schedule& s);
+// One kernel step as explain() shows it: its key and the nodes it fuses,
+// then its canonical text with the node behind each input and output.
+std::string explain_kernel(const Schedule& s, const Step& step);
 
 }  // namespace braze

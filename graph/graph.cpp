@@ -86,15 +86,17 @@ NodeId Graph::arange(DType dtype, int64_t n, double start, double step) {
   return intern(Node{Op::Arange, dtype, View::contiguous({n}), {}, std::move(attr)});
 }
 
-NodeId Graph::broadcast_to(NodeId id, const Shape& shape) {
-  const Shape& from = nodes_[id].shape();
+NodeId Graph::broadcast_to(NodeId id, Shape shape) {
+  // `shape` is taken by value: callers pass another node's shape, which the
+  // apply() below may move when the node storage grows.
+  const Shape from = nodes_[id].shape();
   if (from == shape) return id;
   if (from.size() < shape.size()) {
     Shape padded(shape.size() - from.size(), 1);
     padded.insert(padded.end(), from.begin(), from.end());
     id = apply(Op::Reshape, {id}, Attr{padded, {}});
   }
-  return apply(Op::Expand, {id}, Attr{shape, {}});
+  return apply(Op::Expand, {id}, Attr{std::move(shape), {}});
 }
 
 NodeId Graph::base(NodeId id) const {

@@ -45,7 +45,7 @@ class Graph {
   std::vector<NodeId> outputs;  // what realize returns, in order
 
   // NumPy broadcasting of `id` to `shape` as Reshape (leading 1s) + Expand.
-  NodeId broadcast_to(NodeId id, const Shape& shape);
+  NodeId broadcast_to(NodeId id, Shape shape);
 
   // The node whose storage `id` reads: itself unless it is a movement op.
   NodeId base(NodeId id) const;

@@ -39,7 +39,13 @@ template <class T> BRAZE_HD T nan_value() { return static_cast<T>(0.0 / 0.0); }
 template <class T> BRAZE_HD bool is_nan(T x) { if constexpr (kIsFloat<T>) return x != x; else return false; }
 
 // Unary.
-struct Neg { template <class T> BRAZE_HD T operator()(T x) const { return wrap_sub(T(0), x); } };
+// -x, not 0 - x: negative(+0.0) is -0.0.
+struct Neg {
+  template <class T> BRAZE_HD T operator()(T x) const {
+    if constexpr (kIsFloat<T>) return -x;
+    else return wrap_sub(T(0), x);
+  }
+};
 // abs of the most negative integer wraps to itself, as in NumPy.
 struct Abs { template <class T> BRAZE_HD T operator()(T x) const { return x < 0 ? wrap_sub(T(0), x) : (x == 0 ? T(0) : x); } };
 struct Sign {

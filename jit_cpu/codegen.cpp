@@ -11,6 +11,7 @@
 #include <xbyak/xbyak.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <map>
@@ -18,7 +19,10 @@
 
 #include <unistd.h>
 
+#include "graph/infer.h"
+#include "jit_cpu/int_ops.h"
 #include "jit_cpu/kernel.h"
+#include "jit_cpu/lanes.h"
 #include "jit_cpu/vector_math.h"
 #include "jit_cpu/vector_ops.h"
 
@@ -30,13 +34,6 @@ struct Unsupported : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-bool in_registers(DType t) {
-  return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16 || t == DType::Bool;
-}
-
-// Values held as float32 lanes (half types are widened on load).
-bool in_float_lanes(DType t) { return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16; }
-
 bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 // Note [Streaming stores]
@@ -45,7 +42,7 @@ bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 // moves 3 bytes per byte it reads-and-writes, where a copy with
 // non-temporal stores moves 2. Such outputs are written with vmovntps,
 // which needs aligned addresses: it is used when every row of a float32
-// output starts on a vector boundary (rows a multiple of the vector width;
+// or int32 output starts on a vector boundary (rows a multiple of the vector width;
 // launch checks the buffers are 64-byte aligned) and for full vectors only.
 // Below the threshold the output is likely read again soon from cache by
 // the next kernel, and a cached store is better.
@@ -75,9 +72,17 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
  public:
   RowKernelGen(const KernelSpec& spec, const RowPlan& plan)
-      : CodeGenerator(4096, Xbyak::AutoGrow), s_(spec), p_(plan), k_(*this), ops_(*this, k_), math_(*this, k_, ops_) {}
+      : CodeGenerator(4096, Xbyak::AutoGrow),
+        s_(spec),
+        p_(plan),
+        k_(*this),
+        ops_(*this, k_),
+        math_(*this, k_, ops_),
+        ints_(*this, k_, ops_) {}
 
   bool streams() const { return stream_; }
+  // Bytes of instructions; the constant pool follows them.
+  size_t text_size() const { return k_.code_size(); }
   // Floats of per-thread scratch a launch must pass (Note [Stashed values]).
   int64_t stash_floats() const { return static_cast<int64_t>(max_stashes_) * stash_row_bytes() / 4; }
 
@@ -154,19 +159,19 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   void check_supported() {
     for (const KernelInput& in : s_.inputs) {
-      if (!in_registers(in.dtype)) throw Unsupported(std::string("inputs of dtype ") + std::string(name(in.dtype)));
-      if (in.kind == KernelInput::Kind::Arange && in.dtype != DType::Float32)
+      if (!lanes_of(in.dtype)) throw Unsupported(std::string("inputs of dtype ") + std::string(name(in.dtype)));
+      if (in.kind == KernelInput::Kind::Arange && in.dtype != DType::Float32 && lanes_of(in.dtype) != Lanes::Int)
         throw Unsupported("an arange of dtype " + std::string(name(in.dtype)));
     }
-    for (const KernelOp& op : s_.body) {
-      if (!in_registers(op.dtype)) throw Unsupported("values of dtype " + std::string(name(op.dtype)));
-      // A bool is a lane mask (all ones is a NaN pattern): only mask-aware
-      // ops may read one.
-      bool reads_masks = op.op == Op::LogicalAnd || op.op == Op::LogicalOr || op.op == Op::LogicalNot ||
-                         op.op == Op::Where || op.op == Op::Copy || op.op == Op::Cast;
-      for (int32_t a : op.args)
-        if (s_.body[a].dtype == DType::Bool && !reads_masks)
-          throw Unsupported(std::string(info(op.op).name) + " of bool values");
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (!lanes_of(op.dtype) && !int64_row_total(static_cast<int32_t>(v)))
+        throw Unsupported("values of dtype " + std::string(name(op.dtype)));
+      // float32 lanes round an int32 past 2^24, which a comparison would
+      // see (16777217 == 16777216.0f); the reference compares exactly.
+      if (info(op.op).dtype_rule == DTypeRule::Compare && compute_lanes(compute_dtype_of(op)) == Lanes::Float)
+        for (int32_t a : op.args)
+          if (s_.body[a].dtype == DType::Int32) throw Unsupported("comparisons of int32 with float values");
     }
     for (size_t k = 0; k < s_.inputs.size(); ++k) {
       const RowPlan::Access& a = p_.inputs[k];
@@ -175,10 +180,36 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       for (int64_t st : a.outer_strides)
         if (!fits_int32(st)) throw Unsupported("strides past 32 bits");
       if (!fits_int32(a.reduce_stride * 8)) throw Unsupported("strides past 32 bits");
-      bool strided = a.inner_stride != 0 && a.inner_stride != 1;
-      if (strided && s_.inputs[k].kind == KernelInput::Kind::Buffer && s_.inputs[k].dtype != DType::Float32)
-        throw Unsupported("a strided " + std::string(name(s_.inputs[k].dtype)) + " input");
     }
+  }
+
+  // Note [Integer sums]
+  // NumPy sums integers and bools into int64, which has no lanes. A row sum
+  // of integer lanes that is only stored (a count of trues, x.sum(-1) of
+  // int8) is still generated: it accumulates V/2 int64 lanes, each 32-bit
+  // lane sign-extended into them, and adds those up in a general register.
+  // Anything that computes with an int64 (even sum + 1), products and
+  // column sums run on the spec interpreter.
+  bool int64_row_total(int32_t v) const {
+    const KernelOp& op = s_.body[v];
+    if (op.dtype != DType::Int64) return false;
+    bool sum = op.op == Op::Sum && !p_.columns && reduces(op) && lanes_of(s_.body[op.args[0]].dtype);
+    bool copy = op.op == Op::Copy && int64_row_total(op.args[0]);
+    if (!sum && !copy) return false;
+    for (const KernelOp& user : s_.body)  // a copy (a reshape's) is checked on its own
+      if (user.op != Op::Copy && std::count(user.args.begin(), user.args.end(), v)) return false;
+    for (const KernelOutput& o : s_.outputs)
+      if (o.value == v && stored_per_element(o)) return false;
+    return true;
+  }
+
+  // Note [Lanes]: the kind of lanes value v's register holds.
+  Lanes lanes(int32_t v) const { return *lanes_of(s_.body[v].dtype); }
+
+  DType compute_dtype_of(const KernelOp& op) const {
+    std::vector<DType> in;
+    for (int32_t a : op.args) in.push_back(s_.body[a].dtype);
+    return compute_dtype(op.op, in, op.dtype);
   }
 
   bool reduces(const KernelOp& op) const {
@@ -218,7 +249,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     int64_t bytes = 0;
     for (const KernelOutput& o : s_.outputs) {
       if (!stored_per_element(o)) continue;
-      if (o.dtype != DType::Float32) return;
+      if (itemsize(o.dtype) != 4) return;  // float32 and int32: whole registers
       bytes += p_.rows() * p_.row_length * 4;
     }
     stream_ = bytes >= streaming_store_threshold();
@@ -243,6 +274,22 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   int64_t itemsize_of(DType t) const { return static_cast<int64_t>(itemsize(t)); }
 
   void row_pointers() {
+    input_pointers();
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      const KernelOutput& o = s_.outputs[k];
+      int64_t row_bytes = itemsize_of(o.dtype) * (stored_per_element(o) ? p_.row_length : 1);
+      mov(rax, rsi);
+      mov(r9, row_bytes);
+      imul(rax, r9);
+      mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
+      add(rax, qword[r10 + 8 * static_cast<int>(k)]);
+      mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
+    }
+  }
+
+  // Each input's pointer (bytes; elements for an arange) at the start of
+  // the row (the column unit) the outer index names, in its slot.
+  void input_pointers() {
     for (size_t k = 0; k < s_.inputs.size(); ++k) {
       const KernelInput& in = s_.inputs[k];
       if (in.kind == KernelInput::Kind::Scalar) continue;
@@ -260,16 +307,6 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         add(rax, qword[r10 + 8 * static_cast<int>(k)]);
       }
       mov(qword[rsp + in_slot_ + 8 * static_cast<int>(k)], rax);
-    }
-    for (size_t k = 0; k < s_.outputs.size(); ++k) {
-      const KernelOutput& o = s_.outputs[k];
-      int64_t row_bytes = itemsize_of(o.dtype) * (stored_per_element(o) ? p_.row_length : 1);
-      mov(rax, rsi);
-      mov(r9, row_bytes);
-      imul(rax, r9);
-      mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
-      add(rax, qword[r10 + 8 * static_cast<int>(k)]);
-      mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
     }
   }
 
@@ -407,8 +444,12 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     if (pass.reductions.empty() && pass.stores.empty()) return;
     for (int32_t r : pass.reductions) {
       int acc = alloc();
-      vmovaps(vr(acc), k_(start_value(s_.body[r].op)));
       pass.acc[r] = acc;
+      if (int64_row_total(r)) {
+        vxorps(vr(acc), vr(acc), vr(acc));
+        continue;
+      }
+      vmovaps(vr(acc), start_value(r));
       if (s_.body[r].op == Op::Sum) {
         int total = alloc();
         vmovaps(vr(total), k_(-0.0f));
@@ -515,7 +556,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       if (in.kind == KernelInput::Kind::Scalar) continue;
       if (!fits_int32(a.outer_strides.back() * G * itemsize_of(in.dtype))) return;
       if (in.kind == KernelInput::Kind::Buffer && !fits_int32(a.inner_stride * W * itemsize_of(in.dtype))) return;
-      if (in.kind == KernelInput::Kind::Buffer && in.dtype == DType::Float32 && a.inner_stride != 0 &&
+      if (in.kind == KernelInput::Kind::Buffer && itemsize(in.dtype) == 4 && a.inner_stride != 0 &&
           a.inner_stride != 1 && a.outer_strides.back() == 1)
         tile_of_[k] = tiles_++;
     }
@@ -635,14 +676,22 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void check_columns() {
     for (size_t v = 0; v < s_.body.size(); ++v) {
       const KernelOp& op = s_.body[v];
-      if (reduces(op) && (!elem_[op.args[0]] || stage_[op.args[0]] != 0))
-        throw Unsupported("a column reduction of a value that does not vary along the row or is itself reduced");
-      if (stage_[v] > 1 || (stage_[v] == 1 && op.space != Space::Reduced))
-        throw Unsupported("a column reduction whose result is broadcast back or reduced again");
+      if (reduces(op) && !elem_[op.args[0]])
+        throw Unsupported("a column reduction of a value that does not vary along the row");
     }
     for (const KernelOutput& o : s_.outputs)
-      if (o.space != Space::Reduced || stage_[o.value] != 1 || !elem_[o.value])
-        throw Unsupported("a column reduction with outputs that are not per-column results");
+      if (!elem_[o.value]) throw Unsupported("a column reduction with an output that does not vary along the row");
+  }
+
+  // Passes down the columns: pass p feeds the reductions of values of stage
+  // p and stores the Full outputs of stage p (x - x.mean(0) takes two).
+  int column_passes() const {
+    int n = 1;
+    for (size_t v = 0; v < s_.body.size(); ++v)
+      if (reduces(s_.body[v])) n = std::max(n, stage_[s_.body[v].args[0]] + 1);
+    for (const KernelOutput& o : s_.outputs)
+      if (o.space == Space::Full) n = std::max(n, stage_[o.value] + 1);
+    return n;
   }
 
   template <class F>
@@ -685,7 +734,6 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     L(unit_loop);
     cmp(rsi, rdx);
     jge(done, T_NEAR);
-    row_pointers();
     column_output_pointers();
     if (last != p_.column_tile) {
       mov(rax, qword[rsp + kIndex + 8 * (outer - 1)]);
@@ -724,7 +772,27 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     add(rax, r9);
     mov(r11, rax);
     for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      if (s_.outputs[k].space == Space::Full) continue;  // full_output_pointers, per pass
       imul(rax, r11, static_cast<int>(itemsize_of(s_.outputs[k].dtype)));
+      mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
+      add(rax, qword[r10 + 8 * static_cast<int>(k)]);
+      mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
+    }
+  }
+
+  // Full outputs are dense over the domain: walked like inputs, from the
+  // unit's first row.
+  void full_output_pointers() {
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      if (s_.outputs[k].space != Space::Full) continue;
+      const RowPlan::Access& a = p_.full_outputs[k];
+      xor_(rax, rax);
+      for (size_t d = 0; d < p_.outer.size(); ++d) {
+        mov(r9, qword[rsp + kIndex + 8 * static_cast<int>(d)]);
+        imul(r9, r9, static_cast<int>(a.outer_strides[d]));
+        add(rax, r9);
+      }
+      imul(rax, rax, static_cast<int>(itemsize_of(s_.outputs[k].dtype)));
       mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
       add(rax, qword[r10 + 8 * static_cast<int>(k)]);
       mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
@@ -738,27 +806,68 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       mov(eax, t ? (1u << t) - 1 : 0xffff);
       kmovw(k1, eax);
     }
-    bool sums = false;
-    for (int32_t r : reds) sums = sums || s_.body[r].op == Op::Sum;
     each_vector(width, [&](bool) {
       for (int32_t r : reds) {
-        vmovaps(scratch(0), k_(start_value(s_.body[r].op)));
+        vmovaps(scratch(0), start_value(r));
         vmovups(stash_at(stash_slot_[r]), scratch(0));
         if (s_.body[r].op == Op::Sum) vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
       }
     });
-    // Down the columns.
-    Pass down;
-    std::vector<bool> need(s_.body.size(), false), none(s_.body.size(), false), stashed(s_.body.size(), false);
-    for (int32_t r : reds) {
-      down.reductions.push_back(r);
-      mark(s_.body[r].args[0], need, none, stashed);
-    }
-    for (size_t v = 0; v < s_.body.size(); ++v)
-      if (need[v]) down.values.push_back(static_cast<int32_t>(v));
-    mov(qword[rsp + count_slot_], 0);
-    Xbyak::Label row, no_rows;
+    Xbyak::Label no_rows;
     if (p_.reduce_length == 0) jmp(no_rows, T_NEAR);  // an empty reduction: the identities stand
+    for (int p = 0; p < column_passes(); ++p) column_pass(p, width);
+    L(no_rows);
+    // The per-column results and what the group computes from them.
+    Pass results;
+    std::vector<bool> need(s_.body.size(), false), from_total(s_.body.size(), false);
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      if (s_.outputs[k].space == Space::Full) continue;  // stored on the way down
+      results.stores.push_back(k);
+      mark_results(s_.outputs[k].value, need, from_total);
+    }
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      if (need[v]) results.values.push_back(static_cast<int32_t>(v));
+      if (from_total[v]) results.from_stash.push_back(static_cast<int32_t>(v));
+    }
+    const_reg_.assign(s_.body.size(), -1);
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (elem_[v] || stage_[v] != 0 || op.space != Space::Reduced) continue;
+      const_reg_[v] = alloc();
+      if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
+      else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
+    }
+    if (!results.stores.empty()) each_vector(width, [&](bool tail) { pass_body(results, tail); });
+    std::fill(std::begin(used_), std::end(used_), false);
+  }
+
+  // Pass p down the R rows of the unit: computes per element what the
+  // pass's reductions and Full outputs need, reading the per-column totals
+  // of earlier passes' reductions from scratch.
+  void column_pass(int p, int64_t width) {
+    Pass down;
+    std::vector<bool> need(s_.body.size(), false), from_total(s_.body.size(), false);
+    std::vector<int32_t> sums;
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (!reduces(op) || stage_[op.args[0]] != p) continue;
+      down.reductions.push_back(static_cast<int32_t>(v));
+      if (op.op == Op::Sum) sums.push_back(static_cast<int32_t>(v));
+      mark_results(op.args[0], need, from_total);
+    }
+    for (size_t k = 0; k < s_.outputs.size(); ++k) {
+      if (s_.outputs[k].space != Space::Full || stage_[s_.outputs[k].value] != p) continue;
+      down.stores.push_back(k);
+      mark_results(s_.outputs[k].value, need, from_total);
+    }
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      if (need[v]) down.values.push_back(static_cast<int32_t>(v));
+      if (from_total[v]) down.from_stash.push_back(static_cast<int32_t>(v));
+    }
+    input_pointers();
+    full_output_pointers();
+    mov(qword[rsp + count_slot_], 0);
+    Xbyak::Label row;
     L(row);
     const_reg_.assign(s_.body.size(), -1);
     std::fill(std::begin(used_), std::end(used_), false);
@@ -776,41 +885,22 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       int64_t step = p_.inputs[k].reduce_stride * (in.kind == KernelInput::Kind::Buffer ? itemsize_of(in.dtype) : 1);
       if (step != 0) add(qword[rsp + in_slot_ + 8 * static_cast<int>(k)], static_cast<int>(step));
     }
+    for (size_t k : down.stores) {
+      int64_t step = p_.full_outputs[k].reduce_stride * itemsize_of(s_.outputs[k].dtype);
+      add(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], static_cast<int>(step));
+    }
     inc(qword[rsp + count_slot_]);
-    if (sums) {
+    if (!sums.empty()) {
       Xbyak::Label skip;
       test(qword[rsp + count_slot_], kColumnBlock - 1);
       jnz(skip, T_NEAR);
-      fold_column_blocks(width, reds);
+      fold_column_blocks(width, sums);
       L(skip);
     }
     mov(rax, p_.reduce_length);
     cmp(qword[rsp + count_slot_], rax);
     jl(row, T_NEAR);
-    if (sums && p_.reduce_length % kColumnBlock != 0) fold_column_blocks(width, reds);
-    L(no_rows);
-    // The per-column results and what the group computes from them.
-    Pass results;
-    std::fill(need.begin(), need.end(), false);
-    std::vector<bool> from_total(s_.body.size(), false);
-    for (size_t k = 0; k < s_.outputs.size(); ++k) {
-      results.stores.push_back(k);
-      mark_results(s_.outputs[k].value, need, from_total);
-    }
-    for (size_t v = 0; v < s_.body.size(); ++v) {
-      if (need[v]) results.values.push_back(static_cast<int32_t>(v));
-      if (from_total[v]) results.from_stash.push_back(static_cast<int32_t>(v));
-    }
-    const_reg_.assign(s_.body.size(), -1);
-    for (size_t v = 0; v < s_.body.size(); ++v) {
-      const KernelOp& op = s_.body[v];
-      if (elem_[v] || stage_[v] != 0 || op.space != Space::Reduced) continue;
-      const_reg_[v] = alloc();
-      if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
-      else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
-    }
-    each_vector(width, [&](bool tail) { pass_body(results, tail); });
-    std::fill(std::begin(used_), std::end(used_), false);
+    if (!sums.empty() && p_.reduce_length % kColumnBlock != 0) fold_column_blocks(width, sums);
   }
 
   void mark_results(int32_t v, std::vector<bool>& need, std::vector<bool>& from_total) const {
@@ -823,10 +913,9 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     for (int32_t a : s_.body[v].args) mark_results(a, need, from_total);
   }
 
-  void fold_column_blocks(int64_t width, const std::vector<int32_t>& reds) {
+  void fold_column_blocks(int64_t width, const std::vector<int32_t>& sums) {
     each_vector(width, [&](bool) {
-      for (int32_t r : reds) {
-        if (s_.body[r].op != Op::Sum) continue;
+      for (int32_t r : sums) {
         vmovups(scratch(0), stash_at(stash_slot_[r]));
         vaddps(scratch(0), scratch(0), stash_at(stash_slot_[r] + 1));
         vmovups(stash_at(stash_slot_[r]), scratch(0));
@@ -841,34 +930,68 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     Op op = s_.body[r].op;
     int slot = stash_slot_[r] + (op == Op::Sum ? 1 : 0);
     vmovups(scratch(1), stash_at(slot));
-    switch (op) {
-      case Op::Sum: vaddps(scratch(1), scratch(1), x); break;
-      case Op::Prod: vmulps(scratch(1), scratch(1), x); break;
-      case Op::Max: ops_.maximum(scratch(1), scratch(1), x, scratch(2)); break;
-      case Op::Min: ops_.minimum(scratch(1), scratch(1), x, scratch(2)); break;
-      default: throw Unsupported("the reduction " + std::string(info(op).name));
-    }
+    combine(op, lanes(r), ops_, scratch(1), x, scratch(2));
     vmovups(stash_at(slot), scratch(1));
   }
 
   // --- reductions -------------------------------------------------------------
 
-  static float identity(Op op) {
-    switch (op) {
-      case Op::Sum: return -0.0f;  // -0 + x is x for every x; +0 + -0 would be +0
-      case Op::Prod: return 1.0f;
-      case Op::Max: return -INFINITY;
-      case Op::Min: return INFINITY;
-      default: break;
+  // acc = op(acc, x), a reduction's step, in lanes `l` of registers X (the
+  // vector accumulators, or Xmm for the horizontal reduction).
+  template <class X>
+  void combine(Op op, Lanes l, VectorOps<X>& f, const X& acc, const X& x, const X& s) {
+    switch (l) {
+      case Lanes::Float:
+        switch (op) {
+          case Op::Sum: vaddps(acc, acc, x); return;
+          case Op::Prod: vmulps(acc, acc, x); return;
+          case Op::Max: f.maximum(acc, acc, x, s); return;
+          case Op::Min: f.minimum(acc, acc, x, s); return;
+          default: break;
+        }
+        break;
+      case Lanes::Int:  // integer sums and products are int64, which has no lanes
+        if (op == Op::Max) return vpmaxsd(acc, acc, x);
+        if (op == Op::Min) return vpminsd(acc, acc, x);
+        break;
+      case Lanes::Mask:  // any, all
+        if (op == Op::Max) return vorps(acc, acc, x);
+        if (op == Op::Min) return vandps(acc, acc, x);
+        break;
+    }
+    throw Unsupported("the reduction " + std::string(info(op).name) + " in " + std::string(name(widest(l))) + " lanes");
+  }
+
+  // The identity of reduction r, as the bits of a lane.
+  uint32_t identity(int32_t r) const {
+    const Op op = s_.body[r].op;
+    switch (lanes(r)) {
+      case Lanes::Float:
+        switch (op) {
+          case Op::Sum: return std::bit_cast<uint32_t>(-0.0f);  // -0 + x is x for every x; +0 + -0 would be +0
+          case Op::Prod: return std::bit_cast<uint32_t>(1.0f);
+          case Op::Max: return std::bit_cast<uint32_t>(-INFINITY);
+          case Op::Min: return std::bit_cast<uint32_t>(INFINITY);
+          default: break;
+        }
+        break;
+      case Lanes::Int:
+        if (op == Op::Max) return 0x80000000u;
+        if (op == Op::Min) return 0x7fffffffu;
+        break;
+      case Lanes::Mask:
+        if (op == Op::Max) return 0;
+        if (op == Op::Min) return 0xffffffffu;
+        break;
     }
     throw Unsupported("the reduction " + std::string(info(op).name));
   }
 
   // What an accumulator starts from: the identity, except that an empty
-  // sum is +0 (NumPy's), where -0 + nothing would leave -0.
-  float start_value(Op op) const {
+  // float sum is +0 (NumPy's), where -0 + nothing would leave -0.
+  Xbyak::Address start_value(int32_t r) {
     int64_t n = p_.columns ? p_.reduce_length : p_.row_length;
-    return op == Op::Sum && n == 0 ? 0.0f : identity(op);
+    return k_.bits_of(s_.body[r].op == Op::Sum && n == 0 ? 0 : identity(r));
   }
 
   void accumulate(Pass& pass, int32_t r, const Vmm& x, bool tail) {
@@ -878,10 +1001,14 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       return;
     }
     Vmm acc = vr(pass.acc[r]);
+    if (int64_row_total(r)) {
+      accumulate_int64(acc, x, lanes(s_.body[r].args[0]), tail);
+      return;
+    }
     Vmm v = x;
     if (tail) {  // lanes past the row contribute the identity
       v = scratch(0);
-      vmovaps(v, k_(identity(op)));
+      vmovaps(v, k_.bits_of(identity(r)));
       if constexpr (kZmm) {
         vmovaps(v | k1, x);
       } else {
@@ -889,13 +1016,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         vblendvps(v, v, x, scratch(1));
       }
     }
-    switch (op) {
-      case Op::Sum: vaddps(acc, acc, v); break;
-      case Op::Prod: vmulps(acc, acc, v); break;
-      case Op::Max: ops_.maximum(acc, acc, v, scratch(2)); break;
-      case Op::Min: ops_.minimum(acc, acc, v, scratch(2)); break;
-      default: throw Unsupported("the reduction " + std::string(info(op).name));
-    }
+    combine(op, lanes(r), ops_, acc, v, scratch(2));
   }
 
   // Note [Blocked sums]: a row's sum accumulates kSumBlock elements per lane
@@ -915,9 +1036,38 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   // Horizontal reduction of the accumulator; the result, broadcast, is the
   // reduce op's row constant.
+  // Note [Integer sums]: acc (int64 lanes) += the int32 lanes of x.
+  void accumulate_int64(const Vmm& acc, const Vmm& x, Lanes l, bool tail) {
+    using Half = typename IntOps<Vmm>::Half;
+    Vmm v = x;
+    if (l == Lanes::Mask) {
+      vandps(scratch(0), x, k_.bits_of(1));
+      v = scratch(0);
+    }
+    if (tail) {  // lanes past the row add 0
+      vandps(scratch(0), v, tail_mask());
+      v = scratch(0);
+    }
+    vpmovsxdq(scratch(1), Half(v.getIdx()));
+    vpaddq(acc, acc, scratch(1));
+    if constexpr (kZmm) vextracti64x4(Half(2), v, 1);
+    else vextracti128(Half(2), v, 1);
+    vpmovsxdq(scratch(1), Half(2));
+    vpaddq(acc, acc, scratch(1));
+  }
+
   void finish_reduction(Pass& pass, int32_t r) {
     Op op = s_.body[r].op;
     int acc = pass.acc[r];
+    if (int64_row_total(r)) {  // the row's int64 total, broadcast
+      vmovups(ptr[rsp + kBounce], vr(acc));
+      mov(rax, qword[rsp + kBounce]);
+      for (int i = 1; i < V / 2; ++i) add(rax, qword[rsp + kBounce + 8 * i]);
+      vmovq(Xbyak::Xmm(0), rax);
+      vpbroadcastq(vr(acc), Xbyak::Xmm(0));
+      const_reg_[r] = acc;
+      return;
+    }
     if (pass.total.count(r)) {
       vaddps(vr(acc), vr(acc), vr(pass.total[r]));
       release(pass.total[r]);
@@ -928,13 +1078,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     vmovss(a, dword[rsp + kBounce]);
     for (int i = 1; i < V; ++i) {
       vmovss(b, dword[rsp + kBounce + 4 * i]);
-      switch (op) {
-        case Op::Sum: vaddss(a, a, b); break;
-        case Op::Prod: vmulss(a, a, b); break;
-        case Op::Max: x.maximum(a, a, b, s); break;
-        case Op::Min: x.minimum(a, a, b, s); break;
-        default: break;
-      }
+      combine(op, lanes(r), x, a, b, s);
     }
     vbroadcastss(vr(acc), a);
     const_reg_[r] = acc;
@@ -949,10 +1093,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   }
 
   // A bool loaded as 0/1 integers becomes a lane mask.
-  void int_to_mask(const Vmm& v) {
-    vcvtdq2ps(v, v);
-    ops_.cmp(v, v, k_(0.0f), Ops::Ne);
-  }
+  void int_to_mask(const Vmm& v) { ints_.nonzero(v, v, scratch(4)); }
 
   void load_element(int32_t k, const Vmm& dst, bool tail) {
     const KernelInput& in = s_.inputs[k];
@@ -962,7 +1103,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       return;
     }
     input_base(k);
-    if (in.kind == KernelInput::Kind::Arange) {
+    if (in.kind == KernelInput::Kind::Arange) {  // start + i * step, i the element's index
       imul(r9, r8, static_cast<int>(stride));
       add(rax, r9);
       vmovq(Xbyak::Xmm(0), rax);
@@ -970,15 +1111,31 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       std::array<uint32_t, 16> lanes{};
       for (int i = 0; i < 16; ++i) lanes[i] = static_cast<uint32_t>(i * stride);
       vpaddd(dst, dst, k_.lanes(lanes));
-      vcvtdq2ps(dst, dst);
       mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
-      vbroadcastss(scratch(0), dword[r10 + 8 * k + 4]);
-      vbroadcastss(scratch(1), dword[r10 + 8 * k]);
+      vpbroadcastd(scratch(0), dword[r10 + 8 * k + 4]);
+      vpbroadcastd(scratch(1), dword[r10 + 8 * k]);
+      if (lanes_of(in.dtype) == Lanes::Int) {  // int32 arithmetic wraps as the reference's int64 does, mod 2^32
+        vpmulld(dst, dst, scratch(0));
+        vpaddd(dst, dst, scratch(1));
+        ints_.wrap(dst, dst, DType::Int32, in.dtype);
+        return;
+      }
+      vcvtdq2ps(dst, dst);
       vfmadd213ps(dst, scratch(0), scratch(1));
       return;
     }
     const int size = static_cast<int>(itemsize(in.dtype));
-    if (stride != 1) {  // a gather (float32 only: check_supported)
+    Xbyak::RegExp at = rax + r8 * size;
+    if (stride != 1 && size != 4) {
+      // No gathers of 8- and 16-bit elements (a 32-bit gather would read
+      // past the buffer's end): the lanes are copied one by one into the
+      // bounce area and loaded from there as a contiguous vector.
+      imul(r9, r8, static_cast<int>(stride * size));
+      add(rax, r9);
+      bounce_strided(size, stride * size, tail ? static_cast<int>(width_ % V) : V);
+      at = rsp + kBounce;
+      tail = false;
+    } else if (stride != 1) {  // a gather of 32-bit elements
       std::array<uint32_t, 16> lanes{};
       for (int i = 0; i < 16; ++i) lanes[i] = static_cast<uint32_t>(i * stride);
       imul(r9, r8, static_cast<int>(stride * size));
@@ -996,9 +1153,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       }
       return;
     }
-    Xbyak::RegExp at = rax + r8 * size;
     if (tail && !kZmm) {
-      if (in.dtype == DType::Float32) {
+      if (size == 4) {
         vmovups(scratch(4), tail_mask());
         vmaskmovps(dst, scratch(4), ptr[at]);
         return;
@@ -1009,6 +1165,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     }
     switch (in.dtype) {
       case DType::Float32:
+      case DType::Int32:
         if constexpr (kZmm) {
           if (tail) {
             vmovups(dst | k1 | T_z, ptr[at]);
@@ -1016,6 +1173,24 @@ class RowKernelGen : public Xbyak::CodeGenerator {
           }
         }
         vmovups(dst, ptr[at]);
+        break;
+      case DType::Int8:
+        if constexpr (kZmm) {
+          if (tail) {
+            vpmovsxbd(dst | k1 | T_z, ptr[at]);
+            break;
+          }
+        }
+        vpmovsxbd(dst, ptr[at]);
+        break;
+      case DType::UInt8:
+        if constexpr (kZmm) {
+          if (tail) {
+            vpmovzxbd(dst | k1 | T_z, ptr[at]);
+            break;
+          }
+        }
+        vpmovzxbd(dst, ptr[at]);
         break;
       case DType::Float16:
         if constexpr (kZmm) {
@@ -1069,6 +1244,22 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     }
   }
 
+  // Copies `n` elements of `size` bytes, `step` bytes apart from rax on,
+  // into the zeroed bounce area.
+  void bounce_strided(int size, int64_t step, int n) {
+    vxorps(Xbyak::Ymm(0), Xbyak::Ymm(0), Xbyak::Ymm(0));
+    vmovups(ptr[rsp + kBounce], Xbyak::Ymm(0));
+    for (int i = 0; i < n; ++i) {
+      if (size == 2) {
+        movzx(r9d, word[rax + static_cast<int>(i * step)]);
+        mov(word[rsp + kBounce + 2 * i], r9w);
+      } else {
+        movzx(r9d, byte[rax + static_cast<int>(i * step)]);
+        mov(byte[rsp + kBounce + i], r9b);
+      }
+    }
+  }
+
   void bounce_out(int size) {  // the partial vector at the bounce area to r8.. at rax
     for (int i = 0; i < width_ % V; ++i) {
       if (size == 2) {
@@ -1085,15 +1276,22 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     const KernelInput& in = s_.inputs[k];
     Xbyak::Xmm x0(0);
     switch (in.kind) {
-      case KernelInput::Kind::Scalar:
+      case KernelInput::Kind::Scalar:  // passed as its lane (LaunchArgs)
         mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
         vbroadcastss(dst, dword[r10 + 8 * k]);
-        if (in.dtype == DType::Bool) ops_.cmp(dst, dst, k_(0.0f), Ops::Ne);
         return;
       case KernelInput::Kind::Arange:
         input_base(k);
-        vcvtsi2ss(x0, x0, rax);
         mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
+        if (lanes_of(in.dtype) == Lanes::Int) {
+          imul(eax, dword[r10 + 8 * k + 4]);
+          add(eax, dword[r10 + 8 * k]);
+          vmovd(x0, eax);
+          vpbroadcastd(dst, x0);
+          ints_.wrap(dst, dst, DType::Int32, in.dtype);
+          return;
+        }
+        vcvtsi2ss(x0, x0, rax);
         vmulss(x0, x0, dword[r10 + 8 * k + 4]);
         vaddss(x0, x0, dword[r10 + 8 * k]);
         vbroadcastss(dst, x0);
@@ -1102,7 +1300,15 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     }
     input_base(k);
     switch (in.dtype) {
-      case DType::Float32: vbroadcastss(dst, dword[rax]); return;
+      case DType::Float32:
+      case DType::Int32: vbroadcastss(dst, dword[rax]); return;
+      case DType::Int8:
+      case DType::UInt8:
+        if (in.dtype == DType::Int8) movsx(r9d, byte[rax]);
+        else movzx(r9d, byte[rax]);
+        vmovd(x0, r9d);
+        vpbroadcastd(dst, x0);
+        return;
       case DType::Float16:
         movzx(r9d, word[rax]);
         vmovd(x0, r9d);
@@ -1147,10 +1353,13 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       const Xbyak::Ymm y0(0);
       switch (o.dtype) {
         case DType::Float32:
+        case DType::Int32:
           if (tail) vmovups(at | k1, x);
           else if (stream_) vmovntps(at, x);
           else vmovups(at, x);
           return;
+        case DType::Int8:
+        case DType::UInt8: tail ? vpmovdb(at | k1, x) : vpmovdb(at, x); return;  // in range: truncation is exact
         case DType::Float16: tail ? vcvtps2ph(at | k1, x, 0) : vcvtps2ph(at, x, 0); return;
         case DType::BFloat16:
           to_bf16_bits(scratch(0), x);
@@ -1164,9 +1373,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       }
       (void)y0;
     } else {
-      const Xbyak::Xmm x0(0), x1(1);
+      const Xbyak::Xmm x0(0), x1(1), xl(x.getIdx());
       switch (o.dtype) {
         case DType::Float32:
+        case DType::Int32:
           if (tail) {
             vmovups(scratch(4), tail_mask());
             vmaskmovps(at, scratch(4), x);
@@ -1188,6 +1398,16 @@ class RowKernelGen : public Xbyak::CodeGenerator {
           vpackusdw(x0, x0, x1);
           vpackuswb(x0, x0, x0);
           break;
+        case DType::Int8:  // in range: the saturating packs are exact
+          vextracti128(x1, x, 1);
+          vpackssdw(x0, xl, x1);
+          vpacksswb(x0, x0, x0);
+          break;
+        case DType::UInt8:
+          vextracti128(x1, x, 1);
+          vpackusdw(x0, xl, x1);
+          vpackuswb(x0, x0, x0);
+          break;
         default: throw Unsupported("stores of " + std::string(name(o.dtype)));
       }
       if (!tail) {
@@ -1207,7 +1427,14 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     mov(rax, qword[rsp + out_slot_ + 8 * static_cast<int>(k)]);
     Xbyak::Xmm x0(0), xv(x.getIdx());
     switch (o.dtype) {
-      case DType::Float32: vmovss(dword[rax], xv); return;
+      case DType::Float32:
+      case DType::Int32: vmovss(dword[rax], xv); return;
+      case DType::Int64: vmovq(qword[rax], xv); return;  // Note [Integer sums]
+      case DType::Int8:
+      case DType::UInt8:
+        vmovd(r9d, xv);
+        mov(byte[rax], r9b);
+        return;
       case DType::Float16:
         vcvtps2ph(x0, xv, 0);
         vpextrw(word[rax], x0, 0);
@@ -1233,11 +1460,110 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   // --- element-wise ops -------------------------------------------------------
 
+  // d = op(args), arg(v) the register of value v (Note [Lanes]): the
+  // arguments are brought to the lanes the op computes in, the op is
+  // emitted for those lanes, and its result fitted to its dtype.
   template <class Arg>
   void compute(const KernelOp& op, const Vmm& d, Arg arg) {
-    current_ = &op;
-    auto a = [&] { return arg(op.args[0]); };
-    auto b = [&] { return arg(op.args[1]); };
+    auto dtype = [&](size_t i) { return s_.body[op.args[i]].dtype; };
+    switch (op.op) {  // ops that read their arguments in whatever lanes they are
+      case Op::Copy: vmovaps(d, arg(op.args[0])); return;
+      case Op::Cast: convert(d, arg(op.args[0]), dtype(0), op.dtype); return;
+      case Op::LogicalAnd:
+        vandps(d, truth(arg(op.args[0]), dtype(0), scratch(0)), truth(arg(op.args[1]), dtype(1), scratch(1)));
+        return;
+      case Op::LogicalOr:
+        vorps(d, truth(arg(op.args[0]), dtype(0), scratch(0)), truth(arg(op.args[1]), dtype(1), scratch(1)));
+        return;
+      case Op::LogicalNot: vxorps(d, truth(arg(op.args[0]), dtype(0), scratch(0)), k_.bits_of(0xffffffff)); return;
+      case Op::Sin:
+      case Op::Cos:  // of integers: from the exact int32, not its float32 rounding
+        if (*lanes_of(dtype(0)) != Lanes::Int || *lanes_of(op.dtype) != Lanes::Float) break;
+        math_.sin_cos_of_int(d, arg(op.args[0]), {scratch(0), scratch(1), scratch(2), scratch(3), scratch(4)},
+                             /*cos=*/op.op == Op::Cos);
+        return;
+      default: break;
+    }
+    // Where picks between its branches in the result's lanes; any other
+    // op computes in those of its compute dtype.
+    const bool where = op.op == Op::Where;
+    const Lanes in = where ? *lanes_of(op.dtype) : compute_lanes(compute_dtype_of(op));
+    std::array<Vmm, 3> args;
+    std::vector<int> converted;  // registers of their own: an op's emitter clobbers the scratch registers
+    for (size_t i = 0; i < op.args.size(); ++i) {
+      args[i] = arg(op.args[i]);
+      if (where && i == 0) {
+        args[i] = truth(args[i], dtype(i), scratch(0));
+      } else if (*lanes_of(dtype(i)) != in) {
+        converted.push_back(alloc());
+        convert(vr(converted.back()), args[i], dtype(i), widest(in));
+        args[i] = vr(converted.back());
+      }
+    }
+    if (where) ops_.blend(d, args[2], args[1], args[0]);
+    else if (in == Lanes::Int) compute_int(op, d, args[0], args[1]);
+    else compute_float(op, d, args[0], args[1]);
+    for (int r : converted) release(r);
+    DTypeRule rule = info(op.op).dtype_rule;
+    bool masks = !where && (rule == DTypeRule::Compare || rule == DTypeRule::ToBool);
+    fit(d, masks ? Lanes::Mask : in, op.dtype);
+  }
+
+  // An op's result, computed in lanes `out`, in the lanes and range of its
+  // dtype: bools computed as integers become masks, 8-bit integers wrap.
+  // Float results keep all of float32 (Note [Lanes]).
+  void fit(const Vmm& d, Lanes out, DType t) {
+    Lanes want = *lanes_of(t);
+    if (want == Lanes::Mask && out == Lanes::Int) ints_.nonzero(d, d, scratch(0));
+    else if (want == Lanes::Int) ints_.wrap(d, d, DType::Int32, t);
+  }
+
+  void compute_int(const KernelOp& op, const Vmm& d, const Vmm& a, const Vmm& b) {
+    const Vmm s0 = scratch(0), s1 = scratch(1), s2 = scratch(2), s3 = scratch(3);
+    using I = IntOps<Vmm>;
+    switch (op.op) {
+      case Op::Add: vpaddd(d, a, b); return;
+      case Op::Sub: vpsubd(d, a, b); return;
+      case Op::Mul: vpmulld(d, a, b); return;
+      case Op::Mod: ints_.mod(d, a, b, s0, s1, s2, s3); return;
+      case Op::Pow: ints_.pow(d, a, b, s0, s1, s2, s3); return;
+      case Op::Maximum: vpmaxsd(d, a, b); return;
+      case Op::Minimum: vpminsd(d, a, b); return;
+      case Op::Eq: ints_.cmp(d, a, b, I::Eq); return;
+      case Op::Ne: ints_.cmp(d, a, b, I::Ne); return;
+      case Op::Lt: ints_.cmp(d, a, b, I::Lt); return;
+      case Op::Le: ints_.cmp(d, a, b, I::Le); return;
+      case Op::Gt: ints_.cmp(d, a, b, I::Gt); return;
+      case Op::Ge: ints_.cmp(d, a, b, I::Ge); return;
+      case Op::Neg:
+        vxorps(s0, s0, s0);
+        vpsubd(d, s0, a);
+        return;
+      case Op::Abs: vpabsd(d, a); return;  // abs(INT32_MIN) wraps to itself, as the reference's
+      case Op::Sign: ints_.sign(d, a); return;
+      case Op::Square: vpmulld(d, a, a); return;
+      case Op::Relu:
+        vxorps(s0, s0, s0);
+        vpmaxsd(d, a, s0);
+        return;
+      case Op::Floor:
+      case Op::Ceil:
+      case Op::Round: vmovaps(d, a); return;  // integers are whole
+      case Op::IsNan:
+      case Op::IsInf: vxorps(d, d, d); return;
+      case Op::Max:
+      case Op::Min:  // over no axes, or over size-1 axes only: the value itself
+        if (s_.body[op.args[0]].dtype != op.dtype) throw Unsupported("a reduction that changes dtype");
+        vmovaps(d, a);
+        return;
+      default: break;
+    }
+    throw Unsupported("the op " + std::string(info(op.op).name) + " on integers");
+  }
+
+  void compute_float(const KernelOp& op, const Vmm& d, const Vmm& x, const Vmm& y) {
+    auto a = [&] { return x; };
+    auto b = [&] { return y; };
     const Vmm s0 = scratch(0), s1 = scratch(1), s2 = scratch(2), s3 = scratch(3), s4 = scratch(4);
     const typename VectorMath<Vmm>::Scratch math_scratch{s0, s1, s2, s3, s4};
     switch (op.op) {
@@ -1253,10 +1579,6 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       case Op::Le: ops_.cmp(d, a(), b(), Ops::Le); return;
       case Op::Gt: ops_.cmp(d, a(), b(), Ops::Gt); return;
       case Op::Ge: ops_.cmp(d, a(), b(), Ops::Ge); return;
-      case Op::LogicalAnd: vandps(d, truth(0, a(), s0), truth(1, b(), s1)); return;
-      case Op::LogicalOr: vorps(d, truth(0, a(), s0), truth(1, b(), s1)); return;
-      case Op::LogicalNot: vxorps(d, truth(0, a(), s0), k_.bits_of(0xffffffff)); return;
-      case Op::Where: ops_.blend(d, arg(op.args[2]), b(), a()); return;
       case Op::Neg: vxorps(d, a(), k_.bits_of(0x80000000)); return;
       case Op::Abs: vandps(d, a(), k_.bits_of(0x7fffffff)); return;
       case Op::Sign:
@@ -1281,10 +1603,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       case Op::Erf: math_.erf(d, a(), math_scratch); return;
       case Op::Sin: math_.sin(d, a(), math_scratch); return;
       case Op::Cos: math_.cos(d, a(), math_scratch); return;
-      case Op::Pow:
-        if (!in_float_lanes(op.dtype)) break;  // integer powers are not emitted yet
-        math_.pow(d, a(), b(), math_scratch);
-        return;
+      case Op::Pow: math_.pow(d, a(), b(), math_scratch); return;
       case Op::Sqrt: vsqrtps(d, a()); return;
       case Op::Rsqrt:
         vsqrtps(s0, a());
@@ -1308,8 +1627,6 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         vandps(s0, a(), k_.bits_of(0x7fffffff));
         ops_.cmp(d, s0, k_(INFINITY), Ops::Eq);
         return;
-      case Op::Copy: vmovaps(d, a()); return;
-      case Op::Cast: cast(op, d, a()); return;
       case Op::Sum:
       case Op::Prod:
       case Op::Max:
@@ -1323,25 +1640,50 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     throw Unsupported("the op " + std::string(info(op.op).name));
   }
 
-  // Argument `i` of the op being computed as a lane mask: a bool already is
-  // one; a number is true when nonzero (NaN too).
-  const Vmm& truth(size_t i, const Vmm& x, const Vmm& s) {
-    if (s_.body[current_->args[i]].dtype == DType::Bool) return x;
-    ops_.cmp(s, x, k_(0.0f), Ops::Ne);
-    return s;
+  // x, of dtype t, as a lane mask of its truth: a bool already is one; a
+  // number is true when nonzero (NaN too).
+  const Vmm& truth(const Vmm& x, DType t, const Vmm& s) {
+    switch (*lanes_of(t)) {
+      case Lanes::Mask: return x;
+      case Lanes::Int: ints_.nonzero(s, x, s); return s;
+      case Lanes::Float: ops_.cmp(s, x, k_(0.0f), Ops::Ne); return s;
+    }
+    return x;
   }
 
-  void cast(const KernelOp& op, const Vmm& d, const Vmm& x) {
-    DType from = s_.body[op.args[0]].dtype, to = op.dtype;
-    if (from == DType::Bool && to != DType::Bool) {
-      vandps(d, x, k_(1.0f));
-    } else if (from != DType::Bool && to == DType::Bool) {
-      ops_.cmp(d, x, k_(0.0f), Ops::Ne);  // NaN is true, as in NumPy
-    } else if (to == DType::Float16) {  // round to half, back to float
+  // d = x, a value of dtype `from`, cast to dtype `to` as the reference
+  // casts (graph/array.h: floats truncate toward zero through int64,
+  // integers wrap, halves round to nearest even). d must not be x.
+  void convert(const Vmm& d, const Vmm& x, DType from, DType to) {
+    const Lanes lf = *lanes_of(from), lt = *lanes_of(to);
+    if (lt == Lanes::Mask) {
+      const Vmm& m = truth(x, from, scratch(0));
+      if (m.getIdx() != d.getIdx()) vmovaps(d, m);
+    } else if (lf == Lanes::Mask) {
+      vandps(d, x, lt == Lanes::Float ? k_(1.0f) : k_.bits_of(1));
+    } else if (lt == Lanes::Int) {
+      if (lf == Lanes::Float) {
+        ints_.trunc_from_float(d, x, scratch(0), scratch(1), scratch(2));
+        ints_.wrap(d, d, DType::Int32, to);
+      } else {
+        ints_.wrap(d, x, from, to);
+      }
+    } else if (lf == Lanes::Int) {
+      vcvtdq2ps(scratch(3), x);  // as int64 -> double -> float32: one rounding either way
+      round_float(d, scratch(3), to);
+    } else {
+      round_float(d, x, to);
+    }
+  }
+
+  // Float lanes rounded to the precision of the float dtype t (float32 lanes
+  // already are float32). d must not be x.
+  void round_float(const Vmm& d, const Vmm& x, DType t) {
+    if (t == DType::Float16) {  // round to half, back to float
       using Half = std::conditional_t<kZmm, Xbyak::Ymm, Xbyak::Xmm>;
       vcvtps2ph(Half(0), x, 0);
       vcvtph2ps(d, Half(0));
-    } else if (to == DType::BFloat16) {
+    } else if (t == DType::BFloat16) {
       to_bf16_bits(d, x);
       vpslld(d, d, 16);
     } else {
@@ -1354,12 +1696,12 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   ConstantPool k_;
   Ops ops_;
   VectorMath<Vmm> math_;
+  IntOps<Vmm> ints_;
   std::vector<bool> elem_;
   std::vector<int> stage_;
   std::vector<int> const_reg_;
   bool used_[32] = {};
   int passes_ = 0;
-  const KernelOp* current_ = nullptr;  // the op compute() is emitting
   std::vector<Pass> passes_plan_;
   std::vector<int> last_point_;
   int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, frame_ = 0;
@@ -1390,6 +1732,7 @@ class GeneratedKernel final : public CompiledKernel {
   KernelFn fn() const override { return gen_.template getCode<KernelFn>(); }
   const uint8_t* code() const override { return gen_.getCode(); }
   size_t code_size() const override { return gen_.getSize(); }
+  size_t text_size() const override { return gen_.text_size(); }
 
  private:
   RowKernelGen<Vmm> gen_;

@@ -18,7 +18,10 @@ namespace braze::jit {
 struct LaunchArgs {
   const std::byte* const* inputs;  // per spec input: base pointer (null for scalars, aranges)
   std::byte* const* outputs;       // per spec output: dense buffer
-  const float* values;             // per spec input: {scalar or arange start, arange step}
+  // Per spec input: {scalar or arange start, arange step}, each as the
+  // 32-bit lane it fills (Note [Lanes] in lanes.h): float32 bits, an int32
+  // wrapped to the input's dtype, or a bool's mask.
+  const uint32_t* values;
 };
 
 // Runs rows [row_begin, row_end); `start_index` is row_begin's multi-index
@@ -33,6 +36,10 @@ class CompiledKernel {
   virtual KernelFn fn() const = 0;
   virtual const uint8_t* code() const = 0;  // the machine code, for disassembly
   virtual size_t code_size() const = 0;
+  // The first text_size() bytes are instructions (the last ones nops
+  // aligning the pool); the rest, up to code_size(), is the constant pool:
+  // data, which a disassembler would print as nonsense.
+  virtual size_t text_size() const = 0;
   const RowPlan& plan() const { return plan_; }
   // Writes outputs with aligned non-temporal stores (Note [Streaming
   // stores] in codegen.cpp): output buffers must be 64-byte aligned.
@@ -47,7 +54,7 @@ class CompiledKernel {
 };
 
 // Bump when generated code changes for the same spec: part of the cache key.
-inline constexpr int kCodegenVersion = 4;
+inline constexpr int kCodegenVersion = 5;
 
 // The generated kernel, or null with `why` set when the spec uses what the
 // generator does not emit yet (those specs run on the spec interpreter).

@@ -1,8 +1,11 @@
 #include "jit_cpu/kernel_cache.h"
 
 #include <algorithm>
+#include <bit>
+#include <chrono>
 
 #include "graph/check.h"
+#include "jit_cpu/lanes.h"
 #include "jit_cpu/thread_pool.h"
 
 namespace braze::jit {
@@ -23,7 +26,9 @@ Lookup KernelCache::find_or_compile(const KernelSpec& spec, Isa isa) {
     return hit;
   }
   Lookup fresh;
+  auto start = std::chrono::steady_clock::now();
   fresh.kernel = compile(spec, isa, fresh.why);
+  fresh.codegen_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
   entries_.emplace(std::move(key), fresh);
   return fresh;
 }
@@ -38,16 +43,33 @@ size_t KernelCache::size() {
   return entries_.size();
 }
 
+namespace {
+
+// Value j of a scalar or arange argument as the lane it fills (LaunchArgs).
+// An arange's start and step wrap to 32 bits: its int32 arithmetic is
+// modulo 2^32, like the int64 arithmetic of the reference then wrapped.
+uint32_t lane_bits(DType t, const KernelArg& arg, int j) {
+  switch (lanes_of(t).value_or(Lanes::Float)) {
+    case Lanes::Float: return std::bit_cast<uint32_t>(static_cast<float>(arg.real[j]));
+    case Lanes::Mask: return arg.integer[j] != 0 ? 0xffffffffu : 0;
+    case Lanes::Int: break;
+  }
+  int64_t v = arg.integer[j];
+  if (t == DType::Int8) v = static_cast<int8_t>(v);
+  if (t == DType::UInt8) v = static_cast<uint8_t>(v);
+  return static_cast<uint32_t>(v);
+}
+
+}  // namespace
+
 void launch(const CompiledKernel& kernel, const KernelSpec& spec, std::span<const KernelArg> inputs,
             std::span<std::byte* const> outputs) {
   const RowPlan& plan = kernel.plan();
   std::vector<const std::byte*> in(inputs.size());
-  std::vector<float> values(2 * inputs.size());
+  std::vector<uint32_t> values(2 * inputs.size());
   for (size_t k = 0; k < inputs.size(); ++k) {
     in[k] = inputs[k].data;
-    bool real = is_float(spec.inputs[k].dtype);
-    for (int j = 0; j < 2; ++j)
-      values[2 * k + j] = real ? static_cast<float>(inputs[k].real[j]) : static_cast<float>(inputs[k].integer[j]);
+    for (int j = 0; j < 2; ++j) values[2 * k + j] = lane_bits(spec.inputs[k].dtype, inputs[k], j);
   }
   LaunchArgs args{in.data(), outputs.data(), values.data()};
   if (kernel.streaming_stores())

@@ -14,6 +14,7 @@ namespace braze::jit {
 struct Lookup {
   std::shared_ptr<const CompiledKernel> kernel;  // null: the spec is not supported (see why)
   bool hit = false;                               // found in the cache
+  int64_t codegen_ns = 0;                         // a miss: how long generating the code took
   std::string why;
 };
 

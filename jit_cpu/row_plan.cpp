@@ -37,19 +37,19 @@ std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why) {
     return n;
   };
   RowPlan plan;
-  // The reduced group: none, the last (a row reduction), or the one before
-  // a last kept group (a column reduction).
+  // The reduced group: none, the last (a row reduction), or one before the
+  // last (a column reduction).
   size_t reduced_group = groups.size();
   for (size_t g = 0; g < groups.size(); ++g) {
     if (!reduced(groups[g][0])) continue;
-    if (reduced_group != groups.size() || (g + 1 < groups.size() && g + 2 != groups.size())) {
-      why = "it reduces over axes that are neither innermost nor just before the innermost";
+    if (reduced_group != groups.size()) {
+      why = "it reduces over axes that are not adjacent (two reduced groups of axes)";
       return std::nullopt;
     }
     reduced_group = g;
   }
   plan.reduces = reduced_group + 1 == groups.size();
-  plan.columns = reduced_group + 2 == groups.size();
+  plan.columns = reduced_group + 1 < groups.size();
   // An empty group list is a single element: one row of length 1.
   if (!groups.empty()) plan.row_length = extent(groups.back());
   for (size_t g = 0; g + 1 < groups.size(); ++g) {
@@ -61,24 +61,27 @@ std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why) {
     plan.column_tile = std::min(plan.row_length, kColumnTile);
     plan.outer.push_back((plan.row_length + kColumnTile - 1) / kColumnTile);
   }
-  for (const KernelInput& in : spec.inputs) {
+  auto access = [&](const View& view, Space space) {
     RowPlan::Access acc;
-    if (in.kind != KernelInput::Kind::Scalar) {
-      acc.offset = in.view.offset;
-      // A merged group's stride is its last axis's stride.
-      for (size_t g = 0; g + 1 < groups.size(); ++g) {
-        if (g == reduced_group && plan.columns) continue;
-        acc.outer_strides.push_back(in.view.strides[groups[g].back()]);
-      }
-      if (!groups.empty() && !(in.space == Space::Reduced && plan.reduces))
-        acc.inner_stride = in.view.strides[groups.back().back()];
-      if (plan.columns) {
-        acc.outer_strides.push_back(acc.inner_stride * kColumnTile);  // the tile axis
-        if (in.space == Space::Full) acc.reduce_stride = in.view.strides[groups[reduced_group].back()];
-      }
+    acc.offset = view.offset;
+    // A merged group's stride is its last axis's stride.
+    for (size_t g = 0; g + 1 < groups.size(); ++g) {
+      if (g == reduced_group && plan.columns) continue;
+      acc.outer_strides.push_back(view.strides[groups[g].back()]);
     }
-    plan.inputs.push_back(std::move(acc));
-  }
+    if (!groups.empty() && !(space == Space::Reduced && plan.reduces))
+      acc.inner_stride = view.strides[groups.back().back()];
+    if (plan.columns) {
+      acc.outer_strides.push_back(acc.inner_stride * kColumnTile);  // the tile axis
+      if (space == Space::Full) acc.reduce_stride = view.strides[groups[reduced_group].back()];
+    }
+    return acc;
+  };
+  for (const KernelInput& in : spec.inputs)
+    plan.inputs.push_back(in.kind == KernelInput::Kind::Scalar ? RowPlan::Access{} : access(in.view, in.space));
+  if (plan.columns)
+    for (const KernelOutput& o : spec.outputs)
+      plan.full_outputs.push_back(o.space == Space::Full ? access(View::contiguous(d), Space::Full) : RowPlan::Access{});
   return plan;
 }
 

@@ -18,14 +18,19 @@ namespace braze::jit {
 // threads.
 //
 // Note [Column reductions]
-// A spec that reduces over the axis just before the row (after collapsing:
-// [O..., R, C] reduced over R, as x.sum(axis=0)) is a column plan: the row
-// is C, vectorised as always, and the kernel walks R inside, accumulating
-// a vector of partial results per column in scratch memory, so every input
-// is still read in contiguous rows. Columns are cut into tiles of
-// kColumnTile so that threads share the work even when O is 1: `outer` is
-// [O..., number of tiles]. Any other reduction pattern has no plan (the
-// spec interpreter runs it).
+// A spec that reduces over axes before the row (after collapsing: [O..., R,
+// O'..., C] reduced over R, as x.sum(axis=0)) is a column plan: the row is
+// C, vectorised as always, and the kernel walks R inside, accumulating a
+// vector of partial results per column in scratch memory, so every input
+// is still read in contiguous rows. The kept axes O..., O'... are the
+// units' index, in order, so the outputs are dense over them. Columns are
+// cut into tiles of kColumnTile so that threads share the work even when
+// there are few kept rows: `outer` is [O..., O'..., number of tiles]. A
+// value computed from the per-column results and used per element again
+// (x - x.mean(0), batch normalisation) takes another pass down R: pass p
+// feeds the reductions of stage-p values and stores the Full outputs of
+// stage p, reading earlier totals from scratch. Two separate reduced groups
+// have no plan (the spec interpreter runs them).
 inline constexpr int64_t kColumnTile = 2048;
 
 struct RowPlan {
@@ -44,6 +49,9 @@ struct RowPlan {
     int64_t reduce_stride = 0;  // along R, for a column plan
   };
   std::vector<Access> inputs;
+  // Column plans: per spec output, how a Full output (dense over the
+  // domain) is walked, as if it were an input; default for Reduced ones.
+  std::vector<Access> full_outputs;
   int64_t rows() const;
 };
 

@@ -170,6 +170,16 @@ class VectorMath {
   // Max error 1 ulp for all finite x; inf and NaN give NaN.
   void sin(const R& dst, const R& x, const Scratch& s) { sin_cos(dst, x, s, /*cos=*/false); }
   void cos(const R& dst, const R& x, const Scratch& s) { sin_cos(dst, x, s, /*cos=*/true); }
+  // The same of int32 lanes, converted exactly to float64 (float32 would
+  // round them past 2^24, and sin and cos of such a rounding differ);
+  // |x| <= 2^31 needs only the Cody-Waite reduction.
+  void sin_cos_of_int(const R& dst, const R& x, const Scratch& s, bool cos) {
+    for (int h = 0; h < 2; ++h) {
+      ops_.int_to_f64(s[0], x, h);
+      reduce_pi_2(s);
+      sin_cos_finish(dst, s, h, cos);
+    }
+  }
 
   // pow(x, y) with C99/NumPy special values: pow(x, +-0) = 1 and
   // pow(1, y) = 1 even for NaN; negative x gives a signed result for an
@@ -396,17 +406,17 @@ class VectorMath {
     c_.jmp(done, Xbyak::CodeGenerator::T_NEAR);
     c_.L(fast);
     for (int h = 0; h < 2; ++h) {
-      reduce_pi_2(x, s, h);
+      ops_.to_f64(s[0], x, h);
+      reduce_pi_2(s);
       sin_cos_finish(dst, s, h, cos);
     }
     c_.L(done);
   }
 
-  // Half h of x as float64: s[0] = r = x - q pi/2, s[1] = q + 1.5 2^52 (q in
-  // its low bits). q = rint(x 2/pi) comes right while x 2/pi has no error
-  // near 1/2: |x| <= 2^40, with 2/pi to 2^-54.
-  void reduce_pi_2(const R& x, const Scratch& s, int h) {
-    ops_.to_f64(s[0], x, h);
+  // x (float64, in s[0]) to s[0] = r = x - q pi/2, s[1] = q + 1.5 2^52 (q
+  // in its low bits). q = rint(x 2/pi) comes right while x 2/pi has no
+  // error near 1/2: |x| <= 2^40, with 2/pi to 2^-54.
+  void reduce_pi_2(const Scratch& s) {
     c_.vmovapd(s[1], k_.f64(0x1.8p52));
     c_.vfmadd231pd(s[1], s[0], k_.f64(0.6366197723675814));
     c_.vsubpd(s[2], s[1], k_.f64(0x1.8p52));

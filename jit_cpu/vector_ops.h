@@ -40,8 +40,12 @@ class ConstantPool {
   }
   // Per-lane values (16 lanes), e.g. lane indices or a tail mask.
   Xbyak::Address lanes(const std::array<uint32_t, 16>& v) { return c_.ptr[c_.rip + lane_labels_[v]]; }
+  // Emits the pool after the last instruction; code_size() then says where
+  // the instructions (and the nops that align the pool) end and the data
+  // begins, so a disassembler does not decode constants as code.
   void emit() {
     c_.align(64);
+    code_size_ = c_.getSize();
     for (auto& [bits, label] : labels_) {
       c_.L(label);
       for (int i = 0; i < 16; ++i) c_.dd(bits);
@@ -51,11 +55,13 @@ class ConstantPool {
       for (uint32_t x : v) c_.dd(x);
     }
   }
+  size_t code_size() const { return code_size_; }
 
  private:
   Xbyak::CodeGenerator& c_;
   std::map<uint32_t, Xbyak::Label> labels_;
   std::map<std::array<uint32_t, 16>, Xbyak::Label> lane_labels_;
+  size_t code_size_ = 0;
 };
 
 template <class R>
@@ -122,6 +128,17 @@ class VectorOps {
     if constexpr (kZmm) c_.vextractf64x4(lo, src, 1);
     else c_.vextractf128(lo, src, 1);
     c_.vcvtps2pd(dst, lo);
+  }
+  // dst (float64) = half `h` of src (int32 lanes), exactly.
+  void int_to_f64(const R& dst, const R& src, int h) {
+    const Half lo(dst.getIdx());
+    if (h == 0) {
+      c_.vcvtdq2pd(dst, Half(src.getIdx()));
+      return;
+    }
+    if constexpr (kZmm) c_.vextracti64x4(lo, src, 1);
+    else c_.vextracti128(lo, src, 1);
+    c_.vcvtdq2pd(dst, lo);
   }
   // Half `h` of dst (float32) = src (float64), rounded; src is clobbered.
   void from_f64(const R& dst, const R& src, int h) {

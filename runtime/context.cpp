@@ -21,7 +21,7 @@ BackendKind backend_from_env() {
 
 }  // namespace
 
-Runtime::Runtime() : backend_(backend_from_env()), cpu_isa_(jit::host_isa()) {}
+Runtime::Runtime() : backend_(backend_from_env()), cpu_isa_(jit::host_isa()), dumper_(dump_options_from_env()) {}
 
 Runtime& Runtime::get() {
   static Runtime runtime;

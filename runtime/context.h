@@ -1,6 +1,7 @@
 // The runtime context: the one piece of process-wide mutable state
 // (DESIGN.md section 8). It holds the counters of bz.stats(), the backend
-// chosen by BRAZE_BACKEND and the default-device scope.
+// chosen by BRAZE_BACKEND, what BRAZE_DUMP writes and the default-device
+// scope.
 #pragma once
 
 #include <atomic>
@@ -11,6 +12,7 @@
 
 #include "jit_cpu/isa.h"
 #include "runtime/device.h"
+#include "runtime/dump.h"
 
 namespace braze {
 
@@ -18,6 +20,7 @@ namespace braze {
 #define BRAZE_STATS(X)    \
   X(kernels_launched)     \
   X(kernels_compiled)     \
+  X(codegen_ns)           \
   X(kernels_interpreted)  \
   X(cache_hits_memory)    \
   X(cache_hits_disk)      \
@@ -51,6 +54,8 @@ class Runtime {
   // The vector ISA generated CPU code targets (BRAZE_CPU_ISA, else the best
   // the CPU has).
   jit::Isa cpu_isa() const { return cpu_isa_; }
+  // Writes kernels to files as BRAZE_DUMP and BRAZE_DUMP_DIR ask.
+  Dumper& dumper() { return dumper_; }
 
   // Tensors created without an explicit device go here. Set by the
   // bz.device(...) scope; per thread, so scopes on different threads nest
@@ -63,6 +68,7 @@ class Runtime {
   Stats stats_;
   BackendKind backend_;
   jit::Isa cpu_isa_;
+  Dumper dumper_;
 };
 
 }  // namespace braze

@@ -55,7 +55,11 @@ class Executor {
       }
     }
     std::vector<std::byte*> outs;
-    for (NodeId o : step.group.outputs) {
+    for (size_t k = 0; k < step.group.outputs.size(); ++k) {
+      NodeId o = step.group.outputs[k];
+      const KernelOutput& ko = step.spec.outputs[k];
+      BRAZE_ASSERT(ko.dtype == g[o].dtype && numel(step.spec.shape_of(ko.space)) == numel(g[o].shape()),
+                   "kernel output ", k, " does not match node ", o, "\n", canonical_text(step.spec));
       Array a = allocate_(g[o].dtype, g[o].shape());
       outs.push_back(a.data.get());
       buffers_[o] = std::move(a);
@@ -67,8 +71,12 @@ class Executor {
     Runtime& rt = Runtime::get();
     jit::Lookup found = jit::KernelCache::get().find_or_compile(step.spec, rt.cpu_isa());
     if (found.hit) rt.stats().cache_hits_memory.fetch_add(1, std::memory_order_relaxed);
+    if (!found.hit && rt.dumper().enabled()) rt.dumper().kernel(s_, step, found, rt.cpu_isa());  // Note [Dump files]
     if (found.kernel) {
-      if (!found.hit) rt.stats().kernels_compiled.fetch_add(1, std::memory_order_relaxed);
+      if (!found.hit) {
+        rt.stats().kernels_compiled.fetch_add(1, std::memory_order_relaxed);
+        rt.stats().codegen_ns.fetch_add(found.codegen_ns, std::memory_order_relaxed);
+      }
       jit::launch(*found.kernel, step.spec, args, outs);
     } else {
       // What the generator does not emit yet runs on the spec interpreter

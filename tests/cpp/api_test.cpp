@@ -336,7 +336,7 @@ TEST(ApiRealize, StatsCounters) {
   for (const auto& [name, v] : rt.stats_snapshot()) EXPECT_EQ(v, 0) << name;
   std::vector<std::string> names;
   for (const auto& [name, v] : rt.stats_snapshot()) names.push_back(name);
-  for (const char* documented : {"kernels_launched", "kernels_compiled", "kernels_interpreted", "cache_hits_memory",
+  for (const char* documented : {"kernels_launched", "kernels_compiled", "codegen_ns", "kernels_interpreted", "cache_hits_memory",
                                  "cache_hits_disk", "programs_compiled", "programs_replayed", "allocations",
                                  "bytes_allocated", "arena_bytes", "realizations", "reference_evaluations"})
     EXPECT_NE(std::find(names.begin(), names.end(), documented), names.end()) << documented;
@@ -354,6 +354,7 @@ TEST(ApiRealize, StatsCounters) {
     EXPECT_GE(stat("kernels_launched"), 1);
     EXPECT_EQ(stat("kernels_launched"), stat("kernels_compiled") + stat("cache_hits_memory") +
                                             stat("kernels_interpreted"));
+    EXPECT_EQ(stat("kernels_compiled") > 0, stat("codegen_ns") > 0);  // generating code takes time
   }
   // Recording is lazy: building a graph allocates and counts nothing.
   rt.reset_stats();

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <iostream>
+#include <map>
 #include <random>
 
 #include "fusion/schedule.h"
@@ -13,99 +15,19 @@
 #include "graph/reference.h"
 #include "jit_cpu/kernel_cache.h"
 #include "runtime/braze.h"
+#include "runtime/execute.h"
 #include "runtime/lower.h"
+#include "tests/cpp/jit_check.h"
 #include "tests/cpp/random_graph.h"
 
 namespace braze {
 namespace {
 
-std::vector<jit::Isa> isas() {
-  std::vector<jit::Isa> out;
-  for (jit::Isa i : {jit::Isa::Avx512, jit::Isa::Avx2})
-    if (jit::cpu_supports(i)) out.push_back(i);
-  return out;
-}
-
-double value_at(const Array& a, int64_t i) { return load_double(a.dtype, a.data.get(), i); }
-
-// Within a relative and absolute tolerance; NaN only where NaN; same inf.
-::testing::AssertionResult close(const Array& got, const Array& want, double tol) {
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    double g = value_at(got, i), w = value_at(want, i);
-    if (std::isnan(w) && std::isnan(g)) continue;
-    if (g == w) continue;
-    if (std::isnan(g) || std::isnan(w) || std::isinf(g) || std::isinf(w) ||
-        std::abs(g - w) > tol * (1 + std::abs(w)))
-      return ::testing::AssertionFailure() << "element " << i << ": got " << g << ", want " << w;
-  }
-  return ::testing::AssertionSuccess();
-}
-
-struct Checked {
-  int compiled = 0, interpreted = 0;
-  std::vector<std::string> why;  // per interpreted kernel
-};
-
-// Runs every kernel step of the schedule both generated (for `isa`) and
-// interpreted, compares their outputs, and feeds the interpreted ones on.
-Checked check_schedule(const Schedule& s, std::span<const Array> inputs, jit::Isa isa, double tol) {
-  Checked c;
-  const Graph& g = s.graph;
-  std::unordered_map<NodeId, Array> buffers;
-  for (NodeId id : g.inputs()) buffers[id] = inputs[g[id].attr.ints[0]];
-  for (const Step& st : s.steps) {
-    if (st.group.kind == FusedGroup::Kind::Library) {
-      NodeId id = st.group.nodes[0];
-      std::vector<reference::StridedArray> in;
-      for (NodeId i : g[id].inputs) in.push_back({&buffers.at(g.base(i)), g[i].view});
-      buffers[id] = reference::evaluate_node(g[id], in);
-      continue;
-    }
-    std::vector<KernelArg> args(st.reads.size());
-    for (size_t k = 0; k < st.reads.size(); ++k) {
-      const Node& n = g[st.reads[k]];
-      if (st.spec.inputs[k].kind == KernelInput::Kind::Buffer) args[k].data = buffers.at(st.reads[k]).data.get();
-      for (size_t j = 0; j < n.attr.reals.size(); ++j) args[k].real[j] = n.attr.reals[j];
-      for (size_t j = 0; j < n.attr.ints.size(); ++j) args[k].integer[j] = n.attr.ints[j];
-    }
-    std::vector<Array> want, got;
-    std::vector<std::byte*> want_ptr, got_ptr;
-    for (NodeId o : st.group.outputs) {
-      want.push_back(allocate_array(g[o].dtype, g[o].shape()));
-      got.push_back(allocate_array(g[o].dtype, g[o].shape()));
-      want_ptr.push_back(want.back().data.get());
-      got_ptr.push_back(got.back().data.get());
-    }
-    interpret_spec(st.spec, args, want_ptr);
-    std::string why;
-    std::unique_ptr<jit::CompiledKernel> k = jit::compile(st.spec, isa, why);
-    if (k) {
-      ++c.compiled;
-      jit::launch(*k, st.spec, args, got_ptr);
-      for (size_t i = 0; i < want.size(); ++i)
-        EXPECT_TRUE(close(got[i], want[i], tol)) << "output " << i << " on " << jit::name(isa) << "\n"
-                                                 << canonical_text(st.spec);
-    } else {
-      ++c.interpreted;
-      c.why.push_back(why);
-    }
-    for (size_t i = 0; i < want.size(); ++i) buffers[st.group.outputs[i]] = want[i];
-  }
-  return c;
-}
-
-Checked check(std::initializer_list<Tensor> roots, double tol = 2e-6) {
-  Lowered l = lower(std::span<const Tensor>(roots.begin(), roots.size()));
-  Schedule s = make_schedule(l.graph);
-  Checked total;
-  for (jit::Isa isa : isas()) {
-    Checked c = check_schedule(s, l.inputs, isa, tol);
-    total.compiled += c.compiled;
-    total.interpreted += c.interpreted;
-    total.why.insert(total.why.end(), c.why.begin(), c.why.end());
-  }
-  return total;
-}
+using testing::check;
+using testing::check_schedule;
+using testing::Checked;
+using testing::close;
+using testing::isas;
 
 Tensor random_tensor(Shape shape, uint32_t seed, float scale = 2.0f) {
   std::mt19937 rng(seed);
@@ -176,8 +98,31 @@ TEST(JitCpu, ColumnReductionsAtEveryTileAndBlockEdge) {
   Tensor y = random_tensor({3, 70, 21}, 12), t = random_tensor({40, 30}, 13);
   Checked c = check({sum(y, Axes{{1}}), max(transpose(t), Axes{{0}}), sum(astype(y, DType::BFloat16), Axes{{1}})}, 1e-5);
   EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
-  // Reduced again or broadcast back down the columns: interpreted, still right.
-  check({var(t, Axes{{0}}), t - mean(t, Axes{{0}}, true)}, 1e-5);
+  // Reduced axes further out, with kept axes between them and the row (a
+  // batch axis of NCHW-like data); a reduced group of two merged axes.
+  Tensor z = random_tensor({9, 5, 4, 33}, 14);
+  c = check({sum(z, Axes{{0}}), max(z, Axes{{1}}), mean(z * 2.0, Axes{{0, 1}}), min(transpose(z, {{0, 2, 1, 3}}), Axes{{0}}),
+             sum(z, Axes{{0, 2}}, true)},
+            1e-5);
+  EXPECT_EQ(c.interpreted, 1) << ::testing::PrintToString(c.why);  // only the last: two separate reduced groups
+  // Broadcast back down the columns and reduced again: a pass down the
+  // columns per stage (batch normalisation over the batch axis).
+  for (int64_t rows : {1, 65, 130}) {
+    for (int64_t cols : {7, 2049}) {
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      Tensor x = random_tensor({rows, cols}, 15), g = random_tensor({cols}, 16);
+      Tensor m = mean(x, Axes{{0}}, true);
+      Tensor normed = (x - m) * rsqrt(mean(square(x - m), Axes{{0}}, true) + 1e-5) * g;
+      c = check({var(x, Axes{{0}}), x - m, normed, m}, 1e-4);
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+      c = check({astype(normed, DType::Float16)}, 1e-3);  // an f16 ulp apart where float32 results differ slightly
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    }
+  }
+  Tensor n = random_tensor({6, 3, 5, 9}, 17);  // NCHW-like, statistics over N
+  c = check({n - max(n, Axes{{0}}, true), exp(n - max(n, Axes{{0}}, true)) / sum(exp(n - max(n, Axes{{0}}, true)), Axes{{0}}, true)},
+            1e-5);
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
 }
 
 TEST(JitCpu, HalfAndBoolInputsAndOutputs) {
@@ -210,21 +155,32 @@ TEST(JitCpu, ZeroSizeRowsAndScalars) {
   check({sum(e, Axes{{-1}}), exp(e), s * s + 1.0, sum(s)});
 }
 
-TEST(JitCpu, RandomGraphsMatchTheInterpreter) {
+// The differential fuzzer: every kernel of a random graph generated for
+// each ISA against the spec interpreter, then the whole graph as realize
+// runs it against the reference interpreter.
+TEST(JitCpu, RandomGraphsMatchTheReference) {
   int compiled = 0, interpreted = 0;
-  for (uint32_t seed = 0; seed < 300; ++seed) {
+  std::map<std::string, int> why;
+  const uint32_t graphs = testing::fuzz_graphs(500);
+  for (uint32_t seed = testing::fuzz_first(); seed < testing::fuzz_first() + graphs; ++seed) {
     std::vector<Array> inputs;
-    Graph g = testing::RandomGraph(seed).build(inputs);
+    Graph g = testing::RandomGraph(seed, /*well_conditioned=*/true).build(inputs);
     SCOPED_TRACE("seed " + std::to_string(seed));
     Schedule s = make_schedule(g);
     for (jit::Isa isa : isas()) {
       Checked c = check_schedule(s, inputs, isa, 1e-4);
       compiled += c.compiled;
       interpreted += c.interpreted;
+      for (const std::string& w : c.why) ++why[w];
     }
+    std::vector<Array> got = execute(s, inputs, allocate_array);
+    std::vector<Array> want = reference::evaluate(g, inputs, g.outputs);
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_TRUE(close(got[i], want[i], 1e-4)) << "output " << i << "\n" << explain(s);
     if (HasFailure()) break;
   }
-  // Outer-axis reductions are what remains interpreted.
+  std::cout << graphs << " graphs: " << compiled << " kernels generated, " << interpreted << " interpreted\n";
+  for (auto& [w, n] : why) std::cout << "  " << n << " x " << w << "\n";
   EXPECT_GT(compiled, 3 * interpreted) << compiled << " compiled, " << interpreted << " interpreted";
 }
 

@@ -1,9 +1,16 @@
 // A generator of random graphs of element-wise, view and reduction ops
 // over a few float32 inputs: the fuzzers of fusion and of the CPU JIT.
+// Graphs have 1-30 ops over shapes with odd extents (1, 7, 17, 1023),
+// sometimes zero-size, and inputs sprinkled with NaN, +-Inf and -0.0; some
+// ops take special constants (1, +-0.0, 2, -1, inf, NaN, or an expression
+// of them), so that constant folding and simplification have work to do.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "graph/array.h"
@@ -13,19 +20,28 @@ namespace braze::testing {
 
 class RandomGraph {
  public:
-  explicit RandomGraph(uint32_t seed) : rng_(seed) {}
+  // `well_conditioned`: divisors are kept at least 0.5 away from zero. A
+  // fuzzer that compares against results computed with other rounding
+  // (the CPU JIT's vector exp, sigmoid, ... are a few ulp from the
+  // interpreter's) needs it: x / (sigmoid(x) - y) turns a one-ulp
+  // difference into a finite number against an infinity.
+  explicit RandomGraph(uint32_t seed, bool well_conditioned = false)
+      : rng_(seed), well_conditioned_(well_conditioned) {}
 
   Graph build(std::vector<Array>& inputs) {
     Graph g;
-    Shape base = {pick(1, 4), pick(1, 5), pick(2, 6)};
+    static constexpr int64_t kExtents[] = {1, 2, 3, 4, 7, 17};
+    Shape base = {kExtents[pick(0, 5)], kExtents[pick(0, 5)], kExtents[pick(0, 5)]};
+    if (coin(0.1)) base = {kExtents[pick(0, 2)], 1023};  // a long row: every block and tail
+    if (coin(0.05)) base[pick(0, static_cast<int>(base.size()) - 1)] = 0;  // zero-size
     for (int i = 0; i < 3; ++i) {
       Shape s = base;
-      if (coin(0.3)) s[pick(0, 2)] = 1;  // broadcastable
+      if (coin(0.3)) s[pick(0, static_cast<int>(s.size()) - 1)] = 1;  // broadcastable
       NodeId id = g.input(DType::Float32, s);
       inputs.push_back(random_array(s));
       pool_.push_back(id);
     }
-    int steps = pick(4, 14);
+    int steps = pick(1, 30);
     for (int k = 0; k < steps; ++k) {
       try {
         pool_.push_back(random_op(g));
@@ -33,7 +49,7 @@ class RandomGraph {
       }
     }
     g.outputs = {pool_.back()};
-    if (coin(0.5)) g.outputs.push_back(pool_[pick(3, static_cast<int>(pool_.size()) - 1)]);
+    if (pool_.size() > 3 && coin(0.5)) g.outputs.push_back(pool_[pick(3, static_cast<int>(pool_.size()) - 1)]);
     return g;
   }
 
@@ -42,7 +58,7 @@ class RandomGraph {
     NodeId a = pool_[pick(0, static_cast<int>(pool_.size()) - 1)];
     NodeId b = pool_[pick(0, static_cast<int>(pool_.size()) - 1)];
     int64_t rank = g[a].rank();
-    switch (pick(0, 7)) {
+    switch (pick(0, 8)) {
       case 0: {
         static constexpr Op unary[] = {Op::Exp, Op::Neg, Op::Tanh, Op::Abs, Op::Sigmoid, Op::Sqrt, Op::Square};
         return g.apply(unary[pick(0, 6)], {a});
@@ -50,8 +66,13 @@ class RandomGraph {
       case 1:
       case 2: {
         static constexpr Op binary[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Maximum};
+        Op op = binary[pick(0, 4)];
         Shape s = broadcast_shapes(g[a].shape(), g[b].shape(), "fuzz");
-        return g.apply(binary[pick(0, 4)], {g.broadcast_to(a, s), g.broadcast_to(b, s)});
+        if (op == Op::Div && well_conditioned_) {  // |b| + 0.5
+          NodeId half = g.broadcast_to(g.constant(DType::Float32, 0.5), g[b].shape());
+          b = g.apply(Op::Add, {g.apply(Op::Abs, {b}), half});
+        }
+        return g.apply(op, {g.broadcast_to(a, s), g.broadcast_to(b, s)});
       }
       case 3: {  // reduction over one or two axes, sometimes dropping them
         if (rank == 0) return g.apply(Op::Exp, {a});
@@ -91,16 +112,42 @@ class RandomGraph {
         NodeId m = g.apply(Op::Max, {a}, Attr{{rank - 1}, {}});
         return g.apply(Op::Sub, {a, g.broadcast_to(m, g[a].shape())});
       }
-      default:
-        return g.apply(Op::Mul, {a, g.broadcast_to(g.constant(DType::Float32, 0.5), g[a].shape())});
+      case 7: return g.apply(Op::Mul, {a, g.broadcast_to(g.constant(DType::Float32, 0.5), g[a].shape())});
+      default: return with_constant(g, a);
     }
+  }
+
+  // `a` op c or c op `a`, c often the op's identity (x + -0.0, x ** 1) or a
+  // value a rule must not take for one (x + 0.0), sometimes an expression
+  // of constants that folds into one.
+  NodeId with_constant(Graph& g, NodeId a) {
+    static constexpr Op kOps[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Pow, Op::Pow, Op::Minimum};
+    static constexpr double kIdentity[] = {-0.0, 0.0, 1.0, 1.0, 1.0, 2.0, 0.0};
+    int k = pick(0, 6);
+    Op op = kOps[k];
+    bool constant_first = op != Op::Pow && coin(0.3);
+    NodeId c = coin(0.5) ? g.constant(DType::Float32, kIdentity[k]) : special_constant(g);
+    static constexpr Op kFolds[] = {Op::Add, Op::Mul, Op::Sub, Op::Maximum, Op::Div};
+    if (coin(0.3)) c = g.apply(kFolds[pick(0, 4)], {c, special_constant(g)});
+    if (well_conditioned_ && op == Op::Div) {
+      if (constant_first) a = g.apply(Op::Add, {g.apply(Op::Abs, {a}), g.broadcast_to(g.constant(DType::Float32, 0.5), g[a].shape())});
+      else c = g.constant(DType::Float32, 2.0);
+    }
+    c = g.broadcast_to(c, g[a].shape());
+    return constant_first ? g.apply(op, {c, a}) : g.apply(op, {a, c});
+  }
+
+  NodeId special_constant(Graph& g) {
+    static constexpr double kValues[] = {1.0, -0.0, 0.0, 2.0, 0.5, -1.0, INFINITY, NAN};
+    return g.constant(DType::Float32, kValues[pick(0, 7)]);
   }
 
   Array random_array(const Shape& s) {
     Array a = allocate_array(DType::Float32, s);
     std::normal_distribution<float> d(0.0f, 1.5f);
     auto* p = reinterpret_cast<float*>(a.data.get());
-    for (int64_t i = 0; i < a.numel(); ++i) p[i] = d(rng_);
+    static constexpr float kSpecial[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f};
+    for (int64_t i = 0; i < a.numel(); ++i) p[i] = coin(0.03) ? kSpecial[pick(0, 4)] : d(rng_);
     return a;
   }
 
@@ -108,7 +155,20 @@ class RandomGraph {
   bool coin(double p) { return std::bernoulli_distribution(p)(rng_); }
 
   std::mt19937 rng_;
+  bool well_conditioned_;
   std::vector<NodeId> pool_;
 };
+
+// How many graphs a fuzzer runs: BRAZE_FUZZ_GRAPHS, else `fallback` (the
+// CI count), from seed BRAZE_FUZZ_FIRST (default 0). A long run, or one
+// failing seed again, is one command away:
+//   BRAZE_FUZZ_GRAPHS=100000 build/tests/cpp/braze_tests --gtest_filter='*RandomGraphs*'
+//   BRAZE_FUZZ_FIRST=825 BRAZE_FUZZ_GRAPHS=1 build/tests/cpp/braze_tests --gtest_filter='*RandomGraphs*'
+inline uint32_t env_count(const char* name, uint32_t fallback) {
+  const char* env = std::getenv(name);
+  return env ? static_cast<uint32_t>(std::stoul(env)) : fallback;
+}
+inline uint32_t fuzz_graphs(uint32_t fallback) { return env_count("BRAZE_FUZZ_GRAPHS", fallback); }
+inline uint32_t fuzz_first() { return env_count("BRAZE_FUZZ_FIRST", 0); }
 
 }  // namespace braze::testing

@@ -268,7 +268,7 @@ bool check_elementwise(Op op, const std::vector<DType>& dtypes, Layout l, const 
     for (int64_t j = 0; j < cols; ++j) {
       int64_t flat = i * cols + j;
       std::string where = what + " at (" + std::to_string(i) + ", " + std::to_string(j) + ") of " +
-                          std::string(name(dtypes[0])) + (dtypes.size() > 1 ? "," + std::string(name(dtypes[1])) : "");
+                          std::string(name(dtypes[0])) + (dtypes.size() > 1 ? std::string(",").append(name(dtypes[1])) : std::string());
       if (real) {
         double args[3];
         for (size_t k = 0; k < operands.size(); ++k)
@@ -371,6 +371,17 @@ TEST(ReferenceHandComputed, IntegerPower) {
   EXPECT_EQ(ints(eval(Op::Pow, {DType::Int8, DType::Int8}, {{2, 3}, {7, 5}})), (std::vector<int64_t>{-128, -13}));
 }
 
+TEST(ReferenceHandComputed, FloatNegationFlipsTheSignOfZero) {
+  // As NumPy and the kernels: -(+0.0) is -0.0, so -(-x) is x for every x.
+  for (DType t : {DType::Float32, DType::Float64, DType::Float16}) {
+    Array r = eval(Op::Neg, {t}, {{0.0, -0.0, 1.5}});
+    std::vector<double> v = doubles(r);
+    EXPECT_TRUE(std::signbit(v[0])) << name(t);
+    EXPECT_FALSE(std::signbit(v[1])) << name(t);
+    EXPECT_EQ(v[2], -1.5) << name(t);
+  }
+}
+
 TEST(ReferenceHandComputed, IntegerArithmeticWraps) {
   EXPECT_EQ(ints(eval(Op::Add, {DType::Int8, DType::Int8}, {{127, -128}, {1, -1}})), (std::vector<int64_t>{-128, 127}));
   EXPECT_EQ(ints(eval(Op::Mul, {DType::Int8, DType::Int8}, {{16}, {16}})), (std::vector<int64_t>{0}));
@@ -436,6 +447,14 @@ TEST(ReferenceHandComputed, Division) {
   EXPECT_EQ(v[0], kInf);
   EXPECT_EQ(v[1], -kInf);
   EXPECT_TRUE(std::isnan(v[2]));
+}
+
+// Found by the JIT fuzzer: negative was 0 - x, so negative(+0.0) was +0.0
+// and 1 / -x had the wrong sign.
+TEST(ReferenceHandComputed, NegativeFlipsTheSignOfZero) {
+  std::vector<double> v = doubles(eval(Op::Neg, {DType::Float32}, {{0.0, -0.0}}));
+  EXPECT_TRUE(std::signbit(v[0]));
+  EXPECT_FALSE(std::signbit(v[1]));
 }
 
 TEST(ReferenceHandComputed, NaNPropagationAndPredicates) {

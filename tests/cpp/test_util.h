@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,23 @@ inline double tolerance(DType dtype) {
     case DType::Float64: return 1e-13;
     default: return 0;
   }
+}
+
+// The same dtype, shape and bits, except that any NaN equals any NaN (its
+// sign and payload are no value: no op reads them). How results that must
+// be exact are compared: the fusion pipeline against the reference, a
+// graph before and after a rewrite.
+inline bool same_bits(const Array& a, const Array& b) {
+  if (a.dtype != b.dtype || a.shape != b.shape) return false;
+  const size_t size = itemsize(a.dtype);
+  const std::byte* x = a.data.get();
+  const std::byte* y = b.data.get();
+  for (int64_t i = 0; i < a.numel(); ++i, x += size, y += size) {
+    if (std::memcmp(x, y, size) == 0) continue;
+    if (!is_float(a.dtype) || !std::isnan(load_double(a.dtype, x, 0)) || !std::isnan(load_double(b.dtype, y, 0)))
+      return false;
+  }
+  return true;
 }
 
 // NaN equals NaN, infinities must match exactly, finite values within

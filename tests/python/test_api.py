@@ -217,7 +217,7 @@ def test_realize_method_returns_tensor():
     assert isinstance(y, bz.Tensor) and y.is_realized
 
 
-STAT_KEYS = {"kernels_launched", "kernels_compiled", "cache_hits_memory", "cache_hits_disk", "programs_compiled",
+STAT_KEYS = {"kernels_launched", "kernels_compiled", "codegen_ns", "cache_hits_memory", "cache_hits_disk", "programs_compiled",
              "programs_replayed", "allocations", "bytes_allocated", "arena_bytes", "realizations",
              "reference_evaluations"}
 

@@ -1,0 +1,176 @@
+// Integer emitters for values in Int lanes (Note [Lanes] in lanes.h): the
+// parts that differ between AVX2 and AVX-512, and the ops that have no
+// single instruction (float to int casts, remainder, power). Every function
+// takes registers of type R (Ymm or Zmm), writes dst last unless it says
+// otherwise, and may clobber the scratch registers it is given.
+#pragma once
+
+#include <xbyak/xbyak.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "graph/dtype.h"
+#include "jit_cpu/vector_ops.h"
+
+namespace braze::jit {
+
+template <class R>
+class IntOps {
+ public:
+  static constexpr bool kZmm = std::is_same_v<R, Xbyak::Zmm>;
+  using Half = std::conditional_t<kZmm, Xbyak::Ymm, Xbyak::Xmm>;  // half of R's lanes
+
+  IntOps(Xbyak::CodeGenerator& c, ConstantPool& k, VectorOps<R>& v) : c_(c), k_(k), v_(v) {}
+
+  enum Pred { Eq, Ne, Lt, Le, Gt, Ge };
+
+  // dst = lane mask of (a pred b), signed. uint8 values are zero-extended,
+  // so a signed compare orders them right too.
+  void cmp(const R& dst, const R& a, const R& b, Pred p) {
+    if constexpr (kZmm) {
+      static constexpr uint8_t imm[] = {0, 4, 1, 2, 6, 5};  // vpcmpd: eq, ne, lt, le, nle, nlt
+      c_.vpcmpd(c_.k2, a, b, imm[p]);
+      c_.vpmovm2d(dst, c_.k2);
+    } else {
+      switch (p) {
+        case Eq: c_.vpcmpeqd(dst, a, b); return;
+        case Gt: c_.vpcmpgtd(dst, a, b); return;
+        case Lt: c_.vpcmpgtd(dst, b, a); return;
+        case Ne: c_.vpcmpeqd(dst, a, b); break;
+        case Le: c_.vpcmpgtd(dst, a, b); break;
+        case Ge: c_.vpcmpgtd(dst, b, a); break;
+      }
+      c_.vxorps(dst, dst, k_.bits_of(0xffffffff));  // the complement
+    }
+  }
+
+  // dst = lane mask of x != 0.
+  void nonzero(const R& dst, const R& x, const R& s) {
+    c_.vxorps(s, s, s);
+    cmp(dst, x, s, Ne);
+  }
+
+  // Wraps int32 lanes to the range of `to` (two's complement truncation,
+  // as the reference's store): int8 sign-extends the low byte, uint8 keeps
+  // it. `from` names what the lanes hold now, to skip what cannot change them.
+  void wrap(const R& dst, const R& x, DType from, DType to) {
+    if (to == DType::Int8 && from != DType::Int8) {
+      c_.vpslld(dst, x, 24);
+      c_.vpsrad(dst, dst, 24);
+    } else if (to == DType::UInt8 && from != DType::UInt8 && from != DType::Bool) {
+      c_.vandps(dst, x, k_.bits_of(0xff));
+    } else if (dst.getIdx() != x.getIdx()) {
+      c_.vmovaps(dst, x);
+    }
+  }
+
+  // float32 lanes to the low 32 bits of the value truncated toward zero as
+  // an int64, as the reference's cast: NaN, infinities and |x| >= 2^63 give
+  // 0 (the low bits of INT64_MIN), and 2^31 <= |x| < 2^63 wraps
+  // (3e9 is -1294967296). vcvttps2dq is right below 2^31 and gives
+  // 0x80000000 elsewhere; there, x is an integer m 2^(e-150) (m the 24-bit
+  // significand, e the biased exponent >= 158), whose low 32 bits are
+  // m << (e - 150), which vpsllvd makes 0 once the shift passes 31.
+  void trunc_from_float(const R& dst, const R& x, const R& s0, const R& s1, const R& s2) {
+    c_.vpsrld(s0, x, 23);
+    c_.vandps(s0, s0, k_.bits_of(0xff));
+    c_.vpsubd(s0, s0, k_.bits_of(150));                 // the shift
+    c_.vandps(s1, x, k_.bits_of(0x7fffff));
+    c_.vorps(s1, s1, k_.bits_of(0x800000));             // m
+    c_.vpsllvd(s1, s1, s0);
+    c_.vpsrad(s0, x, 31);                               // -1 where x < 0
+    c_.vxorps(s1, s1, s0);
+    c_.vpsubd(s1, s1, s0);                              // negated there
+    c_.vcvttps2dq(s2, x);
+    c_.vmovaps(s0, k_.bits_of(0x80000000));
+    cmp(s0, s2, s0, Eq);
+    v_.blend(dst, s2, s1, s0);
+  }
+
+  // dst = clamp(x, -1, 1): the sign of an integer.
+  void sign(const R& dst, const R& x) {
+    c_.vpmaxsd(dst, x, k_.bits_of(0xffffffff));
+    c_.vpminsd(dst, dst, k_.bits_of(1));
+  }
+
+  // Python's %, the sign of the divisor's: a - floor(a / b) * b, with the
+  // quotient in float64, where it is exact: |a / b| <= 2^31, so its
+  // rounding error is below 2^-22 / |b|, less than the 1 / |b| that a
+  // quotient which is not an integer stays away from one. x % 0 and
+  // x % -1 are 0 (INT_MIN / -1 overflows the quotient). dst must not be a
+  // or b.
+  void mod(const R& dst, const R& a, const R& b, const R& s0, const R& s1, const R& s2, const R& s3) {
+    floor_quotient_half(Half(s2.getIdx()), Half(a.getIdx()), Half(b.getIdx()), s0, s1);
+    upper_half(Half(s3.getIdx()), a);
+    upper_half(Half(dst.getIdx()), b);
+    floor_quotient_half(Half(s3.getIdx()), Half(s3.getIdx()), Half(dst.getIdx()), s0, s1);
+    if constexpr (kZmm) c_.vinserti64x4(s2, s2, Half(s3.getIdx()), 1);
+    else c_.vinserti128(s2, s2, Half(s3.getIdx()), 1);
+    c_.vpmulld(s2, s2, b);
+    c_.vpsubd(s2, a, s2);                               // exact, so its wrapped int32 is right
+    c_.vxorps(s0, s0, s0);
+    cmp(s0, b, s0, Eq);
+    c_.vmovaps(s1, k_.bits_of(0xffffffff));
+    cmp(s1, b, s1, Eq);
+    c_.vorps(s0, s0, s1);
+    c_.vandnps(dst, s0, s2);
+  }
+
+  // Integer power by squaring, wrapping, as fn::Pow: for b < 0 only a = 1
+  // and a = -1 are nonzero, and there a^b = a^(b & 1). dst must not be a
+  // or b.
+  void pow(const R& dst, const R& a, const R& b, const R& s0, const R& s1, const R& s2, const R& s3) {
+    const R& r = dst;
+    c_.vmovaps(r, k_.bits_of(1));
+    c_.vmovaps(s0, a);                                  // the base, squared each step
+    c_.vpsrad(s1, b, 31);                               // b < 0
+    c_.vandps(s2, b, k_.bits_of(1));
+    v_.blend(s1, b, s2, s1);                            // the exponent left
+    Xbyak::Label bit;
+    c_.L(bit);
+    c_.vpslld(s2, s1, 31);
+    c_.vpsrad(s2, s2, 31);                              // its low bit, as a mask
+    c_.vpmulld(s3, r, s0);
+    v_.blend(r, r, s3, s2);
+    c_.vpmulld(s0, s0, s0);
+    c_.vpsrld(s1, s1, 1);
+    if constexpr (kZmm) {
+      c_.vptestmd(c_.k2, s1, s1);
+      c_.kortestw(c_.k2, c_.k2);
+    } else {
+      c_.vptest(s1, s1);
+    }
+    c_.jnz(bit);
+    c_.vmovaps(s0, k_.bits_of(1));
+    cmp(s0, a, s0, Eq);
+    c_.vmovaps(s1, k_.bits_of(0xffffffff));
+    cmp(s1, a, s1, Eq);
+    c_.vorps(s0, s0, s1);                               // a is 1 or -1
+    c_.vpsrad(s1, b, 31);
+    c_.vandnps(s1, s0, s1);                             // b < 0 and a is neither: 0
+    c_.vandnps(r, s1, r);
+  }
+
+ private:
+  // dst (int32, half width) = floor(a / b) for the half-width int32 a, b.
+  void floor_quotient_half(const Half& dst, const Half& a, const Half& b, const R& s0, const R& s1) {
+    c_.vcvtdq2pd(s0, a);
+    c_.vcvtdq2pd(s1, b);
+    c_.vdivpd(s0, s0, s1);
+    if constexpr (kZmm) c_.vrndscalepd(s0, s0, 1 | 8);
+    else c_.vroundpd(s0, s0, 1 | 8);
+    c_.vcvttpd2dq(dst, s0);
+  }
+
+  void upper_half(const Half& dst, const R& x) {
+    if constexpr (kZmm) c_.vextracti64x4(dst, x, 1);
+    else c_.vextracti128(dst, x, 1);
+  }
+
+  Xbyak::CodeGenerator& c_;
+  ConstantPool& k_;
+  VectorOps<R>& v_;
+};
+
+}  // namespace braze::jit

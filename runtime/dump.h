@@ -1,0 +1,73 @@
+// BRAZE_DUMP: writing what braze generates for each kernel to files, for a
+// person who wants to read it (DESIGN.md section 7). Note [Dump files].
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "fusion/schedule.h"
+#include "jit_cpu/kernel_cache.h"
+
+namespace braze {
+
+// Note [Dump files]
+// BRAZE_DUMP is a comma list of what to write; BRAZE_DUMP_DIR is where
+// (default ./braze_dump, created on the first write). One file of each kind
+// per compiled kernel, named by the spec's key, so the same program gives
+// the same names in every run:
+//   fused: <key>.fused.txt   the fused ops and the spec's canonical text, as
+//                            explain() shows them, and how the kernel runs
+//   asm:   <key>.<isa>.s     the generated machine code in Intel syntax, one
+//                            instruction per line at its offset, then the
+//                            constant pool as data words; for a kernel the
+//                            generator cannot emit yet, a note saying why it
+//                            runs on the spec interpreter instead
+// Files are written when the kernel cache compiles a kernel, not on cache
+// hits, so a loop dumps its kernels once; a later run overwrites them.
+// Dumping happens where kernels are compiled, so BRAZE_BACKEND=reference
+// dumps nothing.
+struct DumpOptions {
+  bool fused = false;
+  bool assembly = false;
+  std::filesystem::path dir = "braze_dump";
+  bool any() const { return fused || assembly; }
+};
+
+// `what` and `dir` are the variables' values (null: unset). Words of `what`
+// that name nothing to dump are appended to `unknown`.
+DumpOptions parse_dump_options(const char* what, const char* dir, std::vector<std::string>& unknown);
+
+// parse_dump_options on the environment; warns on stderr about unknown words.
+// The runtime context calls it once, so each warning is printed once.
+DumpOptions dump_options_from_env();
+
+class Dumper {
+ public:
+  explicit Dumper(DumpOptions options) { configure(std::move(options)); }
+  bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
+  // Replaces the options (tests; the runtime context sets them from the
+  // environment once).
+  void configure(DumpOptions options);
+  DumpOptions options();
+
+  // Writes the files for a kernel step of `s` that the CPU kernel cache has
+  // just compiled into `found`. Thread-safe. A failure to write is a warning
+  // on stderr and turns dumping off: it must never fail a realize.
+  void kernel(const Schedule& s, const Step& step, const jit::Lookup& found, jit::Isa isa);
+
+ private:
+  bool write(const std::filesystem::path& path, const std::string& text);  // under mu_
+
+  std::mutex mu_;  // guards options_ and the files
+  DumpOptions options_;
+  std::atomic<bool> enabled_ = false;
+};
+
+// The text of the files, for tests.
+std::string fused_text(const Schedule& s, const Step& step, const jit::Lookup& found, jit::Isa isa);
+std::string asm_text(const KernelKey& key, const jit::Lookup& found, jit::Isa isa);
+
+}  // namespace braze

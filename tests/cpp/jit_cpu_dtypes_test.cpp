@@ -1,0 +1,267 @@
+// Integer and bool values through the CPU JIT (Note [Lanes] in
+// jit_cpu/lanes.h), on both ISAs, against the spec interpreter: every
+// element-wise op of the table x dtype x layout, then the edges where
+// integers differ from floats (wrapping, INT32_MIN, casts of NaN and of
+// out-of-range floats, unsigned compares, empty tensors). On a CPU without
+// AVX-512 its kernels are generated but not run (Checked::not_run).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+
+#include "tests/cpp/jit_check.h"
+
+namespace braze {
+namespace {
+
+using testing::Checked;
+using testing::check_on;
+
+constexpr jit::Isa kBothIsas[] = {jit::Isa::Avx512, jit::Isa::Avx2};
+constexpr DType kIntegral[] = {DType::Bool, DType::UInt8, DType::Int8, DType::Int32};
+
+Checked check_both(std::initializer_list<Tensor> roots, double tol = 2e-6) {
+  return check_on(kBothIsas, std::span<const Tensor>(roots.begin(), roots.size()), tol);
+}
+
+// `shape` of dtype t: random values across the dtype's range, its extremes
+// and the small integers around zero among them (floats: a spread with
+// NaN and infinities).
+Tensor values_of(DType t, Shape shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const int64_t n = numel(shape);
+  std::vector<int64_t> edges;
+  int64_t lo = 0, hi = 1;
+  switch (t) {
+    case DType::UInt8: lo = 0, hi = 255, edges = {0, 1, 2, 127, 128, 200, 255}; break;
+    case DType::Int8: lo = -128, hi = 127, edges = {-128, -127, -1, 0, 1, 2, 127}; break;
+    case DType::Int32:
+      lo = -3000, hi = 3000, edges = {INT32_MIN, INT32_MIN + 1, -65536, -7, -1, 0, 1, 3, 65536, INT32_MAX};
+      break;
+    default: break;
+  }
+  if (is_float(t)) {
+    std::vector<double> v(static_cast<size_t>(n));
+    std::normal_distribution<double> d(0.0, 6.0);
+    const double specials[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -1.5};
+    for (int64_t i = 0; i < n; ++i) v[i] = i % 11 < 7 && i / 11 % 3 == 1 ? specials[i % 11] : d(rng);
+    return from_vector<double>(v, std::move(shape), t);
+  }
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  std::uniform_int_distribution<int64_t> d(lo, hi);
+  for (int64_t i = 0; i < n; ++i) v[i] = i % 5 == 0 && !edges.empty() ? edges[(i / 5) % edges.size()] : d(rng);
+  return from_vector<int64_t>(v, std::move(shape), t);
+}
+
+// The layouts of tests/python's matrix: each operand is read as [rows,
+// cols] through a view of a buffer laid out differently.
+enum class Layout { Contiguous, Transposed, Broadcast, Strided, Reversed, Scalar, Empty };
+constexpr Layout kLayouts[] = {Layout::Contiguous, Layout::Transposed, Layout::Broadcast, Layout::Strided,
+                               Layout::Reversed,   Layout::Scalar,     Layout::Empty};
+constexpr const char* kLayoutNames[] = {"contiguous", "transposed", "broadcast", "strided",
+                                        "reversed",   "scalar",     "empty"};
+
+Tensor in_layout(Layout l, DType t, uint32_t seed) {
+  const int64_t rows = 70, cols = 19;  // past a tile group of 64 rows, and a tail on both ISAs
+  const Slice all{};
+  switch (l) {
+    case Layout::Contiguous: return values_of(t, {rows, cols}, seed);
+    case Layout::Transposed: return transpose(values_of(t, {cols, rows}, seed));
+    case Layout::Broadcast: return broadcast_to(values_of(t, {cols}, seed), {rows, cols});
+    case Layout::Strided: {
+      std::vector<Index> step2{all, Slice{std::nullopt, std::nullopt, 2}};
+      return index(values_of(t, {rows, 2 * cols}, seed), step2);
+    }
+    case Layout::Reversed: {
+      std::vector<Index> reversed{Slice{std::nullopt, std::nullopt, -1}, Slice{std::nullopt, std::nullopt, -1}};
+      return index(values_of(t, {rows, cols}, seed), reversed);
+    }
+    case Layout::Scalar: return values_of(t, {}, seed);
+    case Layout::Empty: return values_of(t, {rows, 0}, seed);
+  }
+  return {};
+}
+
+// Every element-wise op on every integral dtype in every layout runs as
+// generated code wherever the same op on float32 does: integers add no
+// interpreted kernels.
+TEST(JitCpuDtypes, EveryElementwiseOpDtypeAndLayout) {
+  int compiled = 0, interpreted = 0;
+  for (size_t o = 0; o < kNumOps; ++o) {
+    const Op op = static_cast<Op>(o);
+    if (!is_elementwise(op) || info(op).builder != Builder::Auto) continue;
+    for (size_t li = 0; li < std::size(kLayouts); ++li) {
+      const Layout l = kLayouts[li];
+      auto apply = [&](DType t) {
+        std::vector<Operand> xs;
+        for (int i = 0; i < info(op).arity; ++i) {
+          DType ti = op == Op::Where && i == 0 ? DType::Bool : t;
+          // Exponents small and mostly non-negative, as power's are.
+          Tensor x = in_layout(l, ti, static_cast<uint32_t>(17 * o + 3 * i));
+          if (op == Op::Pow && i == 1 && t != DType::Bool && !is_float(t)) x = x % 5 - 1;
+          xs.push_back(x);
+        }
+        if (xs.size() == 1) return record(op, {xs[0]});
+        if (xs.size() == 2) return record(op, {xs[0], xs[1]});
+        return record(op, {xs[0], xs[1], xs[2]});
+      };
+      SCOPED_TRACE(std::string(info(op).api) + " " + kLayoutNames[li]);
+      Checked f = check_both({apply(DType::Float32)}, 1e-5);
+      for (DType t : kIntegral) {
+        SCOPED_TRACE(name(t));
+        Tensor y;
+        try {
+          y = apply(t);
+        } catch (const std::invalid_argument&) {  // the op rejects the dtype (negative of bool)
+          continue;
+        }
+        Checked c = check_both({y}, 1e-5);
+        // An op on the integers themselves is always generated; one that
+        // computes in float32 (erf, sin, exp2 of an int) wherever it is for floats.
+        DTypeRule rule = info(op).dtype_rule;
+        if (rule == DTypeRule::ToFloat || rule == DTypeRule::PromoteFloat)
+          EXPECT_LE(c.interpreted, f.interpreted) << ::testing::PrintToString(c.why);
+        else
+          EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+        compiled += c.compiled;
+        interpreted += c.interpreted;
+      }
+      if (HasFailure()) return;
+    }
+  }
+  EXPECT_GT(compiled, 4 * interpreted) << compiled << " generated, " << interpreted << " interpreted";
+  std::printf("integral op x dtype x layout: %d kernels generated, %d interpreted\n", compiled, interpreted);
+}
+
+Tensor ints(std::vector<int64_t> v, DType t) {
+  int64_t n = static_cast<int64_t>(v.size());
+  return from_vector<int64_t>(v, {1, n}, t);
+}
+
+void expect_all_generated(const Checked& c) {
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  EXPECT_GT(c.compiled, 0);
+}
+
+TEST(JitCpuDtypes, ArithmeticWrapsAndLaterOpsSeeTheWrappedValue) {
+  Tensor i8 = ints({127, -128, 100, -100, 0, 1, -1, 64, -65, 50, 127, -128, 3, 99, -99, 12, 127}, DType::Int8);
+  expect_all_generated(check_both({i8 + 1, i8 * 3, -i8, abs(i8), square(i8), i8 - 100, (i8 + 1) < 0, (i8 * 2) / 3,
+                                   astype(i8 + i8, DType::Float32), maximum(i8 + 100, 0)}));
+  Tensor u8 = ints({0, 1, 100, 127, 128, 200, 255, 254, 3, 17, 255, 0, 128, 129, 64, 250, 5}, DType::UInt8);
+  expect_all_generated(check_both({u8 + 100, u8 * 2, -u8, (u8 + 100) > u8, u8 - 1, u8 % 7, u8 > 100}));
+  Tensor i32 = ints({INT32_MIN, INT32_MAX, 65536, -65536, 0, 1, -1, 46341, -7, 7, INT32_MIN + 1}, DType::Int32);
+  expect_all_generated(check_both({i32 + 1, i32 - 1, i32 * 65536, -i32, abs(i32), sign(i32), square(i32),
+                                   i32 * i32 < 0, minimum(i32, -i32)}));
+}
+
+TEST(JitCpuDtypes, RemainderAndPowerOfIntegers) {
+  Tensor a = ints({INT32_MIN, INT32_MIN, INT32_MAX, 7, -7, 7, -7, 0, 5, -5, 100, INT32_MIN, 13, 1, -1, -1, 2}, DType::Int32);
+  Tensor b = ints({-1, 7, -2, 3, 3, -3, -3, 5, 0, 0, 1, INT32_MAX, -13, -5, -5, -4, 31}, DType::Int32);
+  expect_all_generated(check_both({a % b, b % a, power(a, b), power(b, a % 40), power(a, 3)}));
+  Tensor c = ints({-128, 127, -7, 7, 0, 100, -100, 3, 2, -1, 1, 5, -2, 9, -128, 127, 64}, DType::Int8);
+  Tensor d = ints({-1, 2, 3, -3, 7, 0, 7, -128, 7, -3, -4, 2, 3, 2, -128, 127, 2}, DType::Int8);
+  expect_all_generated(check_both({c % d, power(c, d), power(astype(c, DType::UInt8), astype(d, DType::UInt8) % 9)}));
+}
+
+TEST(JitCpuDtypes, CastsMatchTheReferenceAtEveryEdge) {
+  // The reference truncates toward zero through int64, then wraps:
+  // NaN, infinities and |x| >= 2^63 give 0 in 32 bits and less.
+  const float big = 2147483648.0f;
+  std::vector<float> v = {NAN, INFINITY, -INFINITY, 3e9f, -3e9f, big, -big, 2147483520.0f, -2147483520.0f, 1e20f,
+                          -1e20f, 9.3e18f, -9.3e18f, 127.9f, -128.5f, 255.9f, 256.0f, -1.5f, -0.0f, 0.5f, 1e-30f,
+                          4294967296.0f, 6442450944.0f, 16777217.0f, -0.99f};
+  Tensor f = from_vector<float>(v, {1, static_cast<int64_t>(v.size())});
+  for (DType from : {DType::Float32, DType::Float16, DType::BFloat16}) {
+    SCOPED_TRACE(name(from));
+    Tensor x = astype(f, from);
+    realize({x});
+    expect_all_generated(check_both({astype(x, DType::Int32), astype(x, DType::Int8), astype(x, DType::UInt8),
+                                     astype(x, DType::Bool)}));
+  }
+  Tensor i = ints({16777217, INT32_MAX, INT32_MIN, 65520, 65519, -65536, 300, -129, 255, 256, 0, 1, -1, 33554435,
+                   16777215, 2049, -2049},
+                  DType::Int32);
+  for (DType to : {DType::Float32, DType::Float16, DType::BFloat16, DType::Int8, DType::UInt8, DType::Bool}) {
+    SCOPED_TRACE(name(to));
+    expect_all_generated(check_both({astype(i, to), astype(astype(i, DType::Int8), to),
+                                     astype(astype(i, DType::UInt8), to), astype(i > 0, to)}));
+  }
+}
+
+TEST(JitCpuDtypes, ComparisonsAcrossSignednessAndKinds) {
+  Tensor u = ints({200, 100, 0, 255, 128, 127, 1, 250, 3, 4, 5, 6, 7, 8, 9, 10, 255}, DType::UInt8);
+  Tensor s = ints({-56, 100, 0, -1, -128, 127, 1, -6, 3, -4, 5, -6, 7, -8, 9, -10, 127}, DType::Int8);
+  expect_all_generated(check_both({u > 100, u < 200, u >= s, equal(u, astype(s, DType::UInt8)), s <= u, not_equal(u, s),
+                                   maximum(u, s), minimum(u, s), u + s, equal(u > 3, s > 3), (u > 3) < (s > 3)}));
+  // Mixed with floats: the integers are converted (exactly, for 8 bits).
+  Tensor f = values_of(DType::Float32, {1, 17}, 5);
+  expect_all_generated(check_both({s + f, u * astype(f, DType::Float16), s < f, where(u > 100, s, f), exp(s),
+                                   sqrt(u), s / u, logical_and(s, f), logical_or(u, s), logical_not(s)},
+                                  1e-5));
+  // An int32 compared with a float rounds in float32 lanes; the reference
+  // compares exactly, so the kernel stays interpreted.
+  Tensor i = ints({16777217, 1, 2, 3}, DType::Int32);
+  Checked c = check_both({i > astype(i, DType::Float32)});
+  EXPECT_EQ(c.compiled, 0);
+  EXPECT_GT(c.interpreted, 0);
+}
+
+TEST(JitCpuDtypes, ScalarsAndAranges) {
+  Tensor i8 = values_of(DType::Int8, {3, 33}, 1), u8 = values_of(DType::UInt8, {3, 33}, 2);
+  Tensor i32 = values_of(DType::Int32, {3, 33}, 3);
+  expect_all_generated(check_both({i8 + 3, u8 * 200, i32 - 2000000000, i32 * 2.5, i8 > 1.5, where(u8 > 9, i8, 7),
+                                   full({3, 33}, Scalar(int64_t{-5}), DType::Int8) + i8, logical_and(i8, true)},
+                                  1e-6));
+  for (DType t : {DType::Int32, DType::Int8, DType::UInt8}) {
+    SCOPED_TRACE(name(t));
+    Tensor a = arange(Scalar(int64_t{-70}), Scalar(int64_t{230}), Scalar(int64_t{3}), t);
+    expect_all_generated(check_both({a, a + 1, reshape(arange(Scalar(int64_t{5}), Scalar(int64_t{605}), Scalar(int64_t{2}), t), {20, 15}) * 3}));
+  }
+}
+
+TEST(JitCpuDtypes, MaxAndMinOverRowsAndColumns) {
+  for (int64_t n : {1, 7, 8, 9, 17, 33, 100}) {
+    SCOPED_TRACE("length " + std::to_string(n));
+    for (DType t : {DType::UInt8, DType::Int8, DType::Int32}) {
+      Tensor x = values_of(t, {5, n}, static_cast<uint32_t>(n));
+      expect_all_generated(check_both({max(x, Axes{{-1}}), min(x, Axes{{-1}}), x - max(x, Axes{{-1}}, true),
+                                       max(x, Axes{{0}}), min(transpose(x), Axes{{-1}})}));
+    }
+    Tensor m = values_of(DType::Bool, {5, n}, static_cast<uint32_t>(n));
+    expect_all_generated(check_both({max(m, Axes{{-1}}), min(m, Axes{{-1}}), max(m, Axes{{0}}), min(m, Axes{{0}})}));
+  }
+}
+
+TEST(JitCpuDtypes, EmptyIntegerTensors) {
+  Tensor e = values_of(DType::Int8, {3, 0}, 1), u = values_of(DType::UInt8, {0}, 2);
+  check_both({e + 1, astype(e, DType::Float32), e > 0, u * 2, max(values_of(DType::Int32, {0, 4}, 3), Axes{{1}})});
+}
+
+// Note [Integer sums]: row sums of integers and bools are int64, exact
+// past int32 (a row of INT32_MAX); what computes with an int64 further,
+// products and column sums are interpreted, and right.
+TEST(JitCpuDtypes, IntegerRowSumsAreInt64) {
+  // An empty sum folds to a constant 0, and a sum over a size-1 axis is
+  // the value widened per element: int64 values, interpreted.
+  check_both({sum(values_of(DType::Int8, {5, 0}, 1), Axes{{-1}}), sum(values_of(DType::Int8, {5, 1}, 1), Axes{{-1}})});
+  for (int64_t n : {2, 7, 8, 9, 17, 33, 100}) {
+    SCOPED_TRACE("length " + std::to_string(n));
+    for (DType t : kIntegral) {
+      Tensor x = values_of(t, {5, n}, static_cast<uint32_t>(n));
+      expect_all_generated(check_both({sum(x, Axes{{-1}}), sum(x, Axes{{-1}}, true)}));
+    }
+    Tensor f = values_of(DType::Float32, {5, n}, 7);
+    expect_all_generated(check_both({sum(f > 0.5, Axes{{-1}}), sum(astype(f, DType::Int8), Axes{{-1}})}));
+  }
+  Tensor big = full({2, 40}, Scalar(int64_t{INT32_MAX}), DType::Int32);
+  realize({big});
+  expect_all_generated(check_both({sum(big, Axes{{-1}}), sum(-big - 1, Axes{{-1}}), sum(big)}));
+  Tensor x = values_of(DType::Int32, {4, 9}, 1);
+  Checked c = check_both({prod(x, Axes{{-1}}), sum(x, Axes{{-1}}) + 1, sum(x, Axes{{0}})});
+  EXPECT_GT(c.interpreted, 0);
+}
+
+}  // namespace
+}  // namespace braze

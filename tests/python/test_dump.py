@@ -1,0 +1,97 @@
+"""BRAZE_DUMP=fused,asm with BRAZE_DUMP_DIR (Note [Dump files] in
+runtime/dump.h). braze reads the environment once per process, so each
+case runs in a fresh interpreter."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import braze as bz
+
+# The child finds the same braze this test imported, whatever the cwd.
+BRAZE_PATH = os.path.dirname(os.path.dirname(os.path.abspath(bz.__file__)))
+
+PROGRAM = textwrap.dedent("""
+    import numpy as np
+    import braze as bz
+    x = bz.tensor(np.arange(48, dtype=np.float32).reshape(3, 16) / 7)
+    for _ in range(2):                      # the same kernel twice: written once
+        bz.softmax(x, axis=-1).numpy()
+    i = bz.tensor(np.arange(5, dtype=np.int64))
+    (i * i).numpy()                         # int64 runs on the interpreter
+""")
+
+
+def run(tmp_path, dump, dump_dir):
+    path = os.pathsep.join(p for p in (BRAZE_PATH, os.environ.get("PYTHONPATH")) if p)
+    env = dict(os.environ, BRAZE_DUMP_DIR=str(dump_dir), BRAZE_BACKEND="cpu", PYTHONPATH=path)
+    env.pop("BRAZE_DUMP", None)
+    if dump is not None:
+        env["BRAZE_DUMP"] = dump
+    return subprocess.run([sys.executable, "-c", PROGRAM], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_dump_writes_fused_text_and_assembly_per_kernel(tmp_path):
+    out = tmp_path / "dump"
+    r = run(tmp_path, "fused,asm", out)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    fused = sorted(out.glob("*.fused.txt"))
+    asm = sorted(out.glob("*.s"))
+    assert len(fused) == 2 and len(asm) == 2, sorted(p.name for p in out.iterdir())
+    assert {p.name.split(".")[0] for p in fused} == {p.name.split(".")[0] for p in asm}
+    assert all(p.name.split(".")[1] in ("avx512", "avx2") for p in asm)
+
+    texts = [p.read_text() for p in asm]
+    generated = [t for t in texts if "runs on the spec interpreter" not in t]
+    interpreted = [t for t in texts if "runs on the spec interpreter" in t]
+    assert len(generated) == 1 and len(interpreted) == 1, texts
+    assert "# constant pool\n" in generated[0]
+    if "built without capstone" in generated[0]:     # capstone is optional at configure time
+        assert "# the instructions' bytes\n" in generated[0]
+    else:
+        assert "vmaxps" in generated[0] and "vfmadd" in generated[0] and ": ret\n" in generated[0]
+    assert "int64" in interpreted[0], interpreted[0]
+
+    softmax = next(p.read_text() for p in fused if "Exp#" in p.read_text())
+    key = softmax.split()[1]
+    assert softmax.startswith(f"kernel {key} fusing ")
+    assert "Sum#" in softmax and "Max#" in softmax, softmax
+    assert "in0 buffer float32 full shape=[3, 16] strides=[16, 1]" in softmax, softmax
+    assert "runs as generated" in softmax
+
+
+def test_dump_dir_defaults_to_braze_dump_in_the_working_directory(tmp_path):
+    r = run(tmp_path, "asm", "")
+    assert r.returncode == 0, r.stderr
+    assert len(list((tmp_path / "braze_dump").glob("*.s"))) == 2
+    assert not list((tmp_path / "braze_dump").glob("*.fused.txt"))
+
+
+def test_unknown_dump_word_warns_once_and_dumps_the_rest(tmp_path):
+    out = tmp_path / "dump"
+    r = run(tmp_path, "fused,bogus", out)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("'bogus'") == 1, r.stderr
+    assert len(list(out.glob("*.fused.txt"))) == 2
+    assert not list(out.glob("*.s"))
+
+
+def test_same_program_gives_the_same_files_in_every_run(tmp_path):
+    contents = []
+    for name in ("first", "second"):
+        r = run(tmp_path, "fused,asm", tmp_path / name)
+        assert r.returncode == 0, r.stderr
+        contents.append({p.name: p.read_text() for p in (tmp_path / name).iterdir()})
+    assert len(contents[0]) == 4
+    assert contents[0] == contents[1]
+
+
+def test_nothing_is_written_when_braze_dump_is_unset(tmp_path):
+    for dump in (None, ""):
+        r = run(tmp_path, dump, tmp_path / "dump")
+        assert r.returncode == 0, r.stderr
+        assert not (tmp_path / "dump").exists()
+        assert not (tmp_path / "braze_dump").exists()
