@@ -227,7 +227,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         elem_[v] = in.kind != KernelInput::Kind::Scalar && p_.inputs[op.input].inner_stride != 0;
       } else if (reduces(op)) {
         stage_[v] = stage_[op.args[0]] + 1;
-        elem_[v] = p_.columns && elem_[op.args[0]];  // a column reduction varies along the row
+        // A column reduction varies along the row, unless the row is reduced too.
+        elem_[v] = p_.columns && !p_.reduces && elem_[op.args[0]];
       } else {
         for (int32_t a : op.args) {
           elem_[v] = elem_[v] || elem_[a];
@@ -680,7 +681,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         throw Unsupported("a column reduction of a value that does not vary along the row");
     }
     for (const KernelOutput& o : s_.outputs)
-      if (!elem_[o.value]) throw Unsupported("a column reduction with an output that does not vary along the row");
+      if (!elem_[o.value] && !(p_.reduces && o.space == Space::Reduced))
+        throw Unsupported("a column reduction with an output that does not vary along the row");
   }
 
   // Passes down the columns: pass p feeds the reductions of values of stage
@@ -717,6 +719,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     stash_slot_.assign(s_.body.size(), -1);
     for (size_t i = 0; i < reds.size(); ++i) stash_slot_[reds[i]] = static_cast<int>(2 * i);
     max_stashes_ = static_cast<int>(2 * reds.size());
+    if (p_.reduces) {  // and one for each reduction's value per unit
+      unit_slot_.assign(s_.body.size(), -1);
+      for (int32_t r : reds) unit_slot_[r] = max_stashes_++;
+    }
     const int outer = static_cast<int>(p_.outer.size());
     in_slot_ = kIndex + 8 * outer;
     out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
@@ -766,10 +772,12 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       imul(rax, rax, static_cast<int>(p_.outer[d]));
       add(rax, qword[rsp + kIndex + 8 * d]);
     }
-    imul(rax, rax, static_cast<int>(p_.row_length));
-    mov(r9, qword[rsp + kIndex + 8 * (outer - 1)]);
-    imul(r9, r9, static_cast<int>(p_.column_tile));
-    add(rax, r9);
+    if (!p_.reduces) {  // reduced along the row too: one value per unit
+      imul(rax, rax, static_cast<int>(p_.row_length));
+      mov(r9, qword[rsp + kIndex + 8 * (outer - 1)]);
+      imul(r9, r9, static_cast<int>(p_.column_tile));
+      add(rax, r9);
+    }
     mov(r11, rax);
     for (size_t k = 0; k < s_.outputs.size(); ++k) {
       if (s_.outputs[k].space == Space::Full) continue;  // full_output_pointers, per pass
@@ -813,6 +821,16 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         if (s_.body[r].op == Op::Sum) vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
       }
     });
+    if (p_.reduces) {
+      // An empty reduction: the identities stand (R is known here).
+      for (int p = 0; p < column_passes(); ++p) {
+        if (p_.reduce_length > 0) column_pass(p, width);
+        for (int32_t r : reds)
+          if (stage_[s_.body[r].args[0]] == p) reduce_along_row(r, width);
+      }
+      unit_results(column_passes());
+      return;
+    }
     Xbyak::Label no_rows;
     if (p_.reduce_length == 0) jmp(no_rows, T_NEAR);  // an empty reduction: the identities stand
     for (int p = 0; p < column_passes(); ++p) column_pass(p, width);
@@ -869,15 +887,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     mov(qword[rsp + count_slot_], 0);
     Xbyak::Label row;
     L(row);
-    const_reg_.assign(s_.body.size(), -1);
-    std::fill(std::begin(used_), std::end(used_), false);
-    for (size_t v = 0; v < s_.body.size(); ++v) {
-      const KernelOp& op = s_.body[v];
-      if (elem_[v] || stage_[v] != 0) continue;
-      const_reg_[v] = alloc();
-      if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
-      else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
-    }
+    unit_constants(p);
     each_vector(width, [&](bool tail) { pass_body(down, tail); });
     std::fill(std::begin(used_), std::end(used_), false);
     for (size_t k = 0; k < s_.inputs.size(); ++k) {
@@ -901,6 +911,77 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     cmp(qword[rsp + count_slot_], rax);
     jl(row, T_NEAR);
     if (!sums.empty() && p_.reduce_length % kColumnBlock != 0) fold_column_blocks(width, sums);
+  }
+
+  // Registers for the values that do not vary along the row up to stage
+  // `st`: inputs and constants, and when the row is reduced too, the units'
+  // reduction values (from their scratch slots) and what is computed from
+  // them. Recomputed per row of a pass: a handful of instructions per row.
+  void unit_constants(int st) {
+    const_reg_.assign(s_.body.size(), -1);
+    std::fill(std::begin(used_), std::end(used_), false);
+    for (size_t v = 0; v < s_.body.size(); ++v) {
+      const KernelOp& op = s_.body[v];
+      if (elem_[v] || stage_[v] > st) continue;
+      const_reg_[v] = alloc();
+      if (reduces(op)) vmovups(vr(const_reg_[v]), unit_value_at(unit_slot_[v]));
+      else if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
+      else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
+    }
+  }
+
+  // Reduced along the row too: the unit's outputs, one value each.
+  void unit_results(int st) {
+    unit_constants(st);
+    for (size_t k = 0; k < s_.outputs.size(); ++k)
+      if (s_.outputs[k].space == Space::Reduced) store_scalar(k, vr(const_reg_[s_.outputs[k].value]));
+    std::fill(std::begin(used_), std::end(used_), false);
+  }
+
+  Xbyak::Address unit_value_at(int slot) {
+    mov(rax, qword[rsp + kScratchPtr]);
+    return ptr[rax + slot * stash_row_bytes()];
+  }
+
+  // Reduction r's per-column totals reduced along the row, broadcast into
+  // its unit slot. Sums are blocked like a row's (Note [Blocked sums]).
+  void reduce_along_row(int32_t r, int64_t width) {
+    Op op = s_.body[r].op;
+    std::fill(std::begin(used_), std::end(used_), false);
+    const Vmm acc = vr(alloc()), block = vr(alloc());
+    vmovaps(acc, k_.bits_of(identity(r)));
+    vmovaps(block, k_.bits_of(identity(r)));
+    each_vector(width, [&](bool tail) {
+      vmovups(scratch(0), stash_at(stash_slot_[r]));
+      if (tail) {  // lanes past the row: the identity
+        vmovaps(scratch(1), k_.bits_of(identity(r)));
+        vmovups(scratch(2), tail_mask());
+        ops_.blend(scratch(0), scratch(1), scratch(0), scratch(2));
+      }
+      combine(op, lanes(r), ops_, block, scratch(0), scratch(1));
+      if (op == Op::Sum) {
+        Xbyak::Label same_block;
+        lea(rax, ptr[r8 + V]);
+        test(rax, kSumBlock - 1);
+        jnz(same_block);
+        vaddps(acc, acc, block);
+        vmovaps(block, k_(-0.0f));
+        L(same_block);
+      }
+    });
+    if (op == Op::Sum) vaddps(acc, acc, block);
+    else vmovaps(acc, block);
+    vmovups(ptr[rsp + kBounce], acc);
+    Xbyak::Xmm a(0), b(1), s(2);
+    VectorOps<Xbyak::Xmm> x(*this, k_);
+    vmovss(a, dword[rsp + kBounce]);
+    for (int i = 1; i < V; ++i) {
+      vmovss(b, dword[rsp + kBounce + 4 * i]);
+      combine(op, lanes(r), x, a, b, s);
+    }
+    vbroadcastss(acc, a);
+    vmovups(unit_value_at(unit_slot_[r]), acc);
+    std::fill(std::begin(used_), std::end(used_), false);
   }
 
   void mark_results(int32_t v, std::vector<bool>& need, std::vector<bool>& from_total) const {
@@ -1641,8 +1722,9 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   }
 
   // x, of dtype t, as a lane mask of its truth: a bool already is one; a
-  // number is true when nonzero (NaN too).
-  const Vmm& truth(const Vmm& x, DType t, const Vmm& s) {
+  // number is true when nonzero (NaN too). By value: `s` is often a
+  // temporary (scratch(i)) that dies before a returned reference is used.
+  Vmm truth(const Vmm& x, DType t, const Vmm& s) {
     switch (*lanes_of(t)) {
       case Lanes::Mask: return x;
       case Lanes::Int: ints_.nonzero(s, x, s); return s;
@@ -1657,7 +1739,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void convert(const Vmm& d, const Vmm& x, DType from, DType to) {
     const Lanes lf = *lanes_of(from), lt = *lanes_of(to);
     if (lt == Lanes::Mask) {
-      const Vmm& m = truth(x, from, scratch(0));
+      const Vmm m = truth(x, from, scratch(0));
       if (m.getIdx() != d.getIdx()) vmovaps(d, m);
     } else if (lf == Lanes::Mask) {
       vandps(d, x, lt == Lanes::Float ? k_(1.0f) : k_.bits_of(1));
@@ -1705,6 +1787,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   std::vector<Pass> passes_plan_;
   std::vector<int> last_point_;
   int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, frame_ = 0;
+  std::vector<int> unit_slot_;   // column plans reduced along the row: per reduction, its value's scratch row
   std::vector<int> stash_slot_;  // Note [Stashed values]: per value, its scratch row or -1
   int stashes_ = 0, max_stashes_ = 0;
   int64_t width_ = p_.row_length;  // elements of the row a pass covers (a tile's, for a column plan)

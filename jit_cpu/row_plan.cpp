@@ -37,19 +37,20 @@ std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why) {
     return n;
   };
   RowPlan plan;
-  // The reduced group: none, the last (a row reduction), or one before the
-  // last (a column reduction).
-  size_t reduced_group = groups.size();
-  for (size_t g = 0; g < groups.size(); ++g) {
-    if (!reduced(groups[g][0])) continue;
-    if (reduced_group != groups.size()) {
-      why = "it reduces over axes that are not adjacent (two reduced groups of axes)";
-      return std::nullopt;
-    }
-    reduced_group = g;
+  // The reduced groups: none; the last (a row reduction); one before the
+  // last (a column reduction); or one before the last and the last (a
+  // column reduction whose per-column results are reduced along the row).
+  std::vector<size_t> reduced_groups;
+  for (size_t g = 0; g < groups.size(); ++g)
+    if (reduced(groups[g][0])) reduced_groups.push_back(g);
+  const size_t last = groups.empty() ? 0 : groups.size() - 1;
+  if (reduced_groups.size() > 2 || (reduced_groups.size() == 2 && reduced_groups[1] != last)) {
+    why = "it reduces over three groups of axes, or two that leave the row out";
+    return std::nullopt;
   }
-  plan.reduces = reduced_group + 1 == groups.size();
-  plan.columns = reduced_group + 1 < groups.size();
+  size_t reduced_group = reduced_groups.empty() ? groups.size() : reduced_groups[0];
+  plan.reduces = !reduced_groups.empty() && reduced_groups.back() == last;
+  plan.columns = !reduced_groups.empty() && reduced_group < last;
   // An empty group list is a single element: one row of length 1.
   if (!groups.empty()) plan.row_length = extent(groups.back());
   for (size_t g = 0; g + 1 < groups.size(); ++g) {
@@ -58,8 +59,9 @@ std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why) {
   }
   if (plan.columns) {
     plan.reduce_length = extent(groups[reduced_group]);
-    plan.column_tile = std::min(plan.row_length, kColumnTile);
-    plan.outer.push_back((plan.row_length + kColumnTile - 1) / kColumnTile);
+    // Reduced along the row too, a unit needs every column: one tile.
+    plan.column_tile = plan.reduces ? plan.row_length : std::min(plan.row_length, kColumnTile);
+    plan.outer.push_back(plan.reduces ? 1 : (plan.row_length + kColumnTile - 1) / kColumnTile);
   }
   auto access = [&](const View& view, Space space) {
     RowPlan::Access acc;

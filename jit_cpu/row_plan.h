@@ -29,14 +29,18 @@ namespace braze::jit {
 // value computed from the per-column results and used per element again
 // (x - x.mean(0), batch normalisation) takes another pass down R: pass p
 // feeds the reductions of stage-p values and stores the Full outputs of
-// stage p, reading earlier totals from scratch. Two separate reduced groups
-// have no plan (the spec interpreter runs them).
+// stage p, reading earlier totals from scratch. When the row is reduced as
+// well (a sum over axes 0 and 2 of [A, B, C], batch norm statistics over N,
+// H, W), `reduces` is also set: a unit is all C columns (one tile), and
+// after each pass the per-column totals are reduced along the row into one
+// value per unit, used like a row kernel's row constant. Three reduced
+// groups have no plan (the spec interpreter runs them).
 inline constexpr int64_t kColumnTile = 2048;
 
 struct RowPlan {
   Shape outer;            // the rows' index space ([O..., tiles] for a column plan)
   int64_t row_length = 1;  // L (C for a column plan)
-  bool reduces = false;    // the reduction runs along the row
+  bool reduces = false;    // the reduction runs along the row (too, for a column plan)
   bool columns = false;          // Note [Column reductions]
   int64_t reduce_length = 1;     // R
   int64_t column_tile = 0;       // columns per tile; the last tile may be shorter

@@ -119,6 +119,18 @@ TEST(JitCpu, ColumnReductionsAtEveryTileAndBlockEdge) {
       EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
     }
   }
+  // Reduced along the row as well: batch norm statistics over N, H and W of
+  // NCHW data, sums over axes 0 and 2; rows that end in a partial vector,
+  // that span several sum blocks, and empty ones.
+  for (Shape s : {Shape{4, 3, 5, 7}, Shape{3, 2, 1, 1030}, Shape{2, 3, 0, 9}, Shape{0, 3, 2, 9}, Shape{5, 2, 4, 1}}) {
+    SCOPED_TRACE(::testing::PrintToString(s));
+    Tensor x = random_tensor(s, 18);
+    Axes nhw{{0, 2, 3}};
+    Tensor m = mean(x, nhw, true);
+    Tensor bn = (x - m) * rsqrt(mean(square(x - m), nhw, true) + 1e-5);
+    c = numel(s) == 0 ? check({sum(x, nhw), x - m}) : check({bn, m, max(x, nhw), sum(x, Axes{{0, 3}})}, 1e-4);
+    EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  }
   Tensor n = random_tensor({6, 3, 5, 9}, 17);  // NCHW-like, statistics over N
   c = check({n - max(n, Axes{{0}}, true), exp(n - max(n, Axes{{0}}, true)) / sum(exp(n - max(n, Axes{{0}}, true)), Axes{{0}}, true)},
             1e-5);
