@@ -55,6 +55,7 @@ class VectorMath {
     clamp(dst, x, -18.0f, 88.73f, s[0]);
     expm1_half(s[3], dst, s[0], s[1], s[2]);
     c_.vaddps(dst, s[3], s[3]);
+    sign_of_x(dst, x, s[0]);
   }
 
   // log(x): x = m 2^e, m in [sqrt(1/2), sqrt(2)), z = m - 1,
@@ -99,6 +100,7 @@ class VectorMath {
     ops_.cmp(s[2], s[3], s[3], Ops::Ord);  // log(u) is +-inf already: drop it there
     c_.vandps(s[3], s[3], s[2]);
     c_.vaddps(dst, dst, s[3]);
+    sign_of_x(dst, x, s[0]);
   }
 
   // tanh(x) = F / (F + 1) with F = (e^{2|x|} - 1) / 2 (expm1_half), |x|
@@ -267,6 +269,13 @@ class VectorMath {
     while (p != c.begin()) c_.vfmadd213pd(acc, t, k_.f64(*--p));
   }
 
+  // dst |= x's sign bit: for a function with the sign of x, so f(-0) = -0
+  // where the arithmetic gave +0.
+  void sign_of_x(const R& dst, const R& x, const R& tmp) {
+    c_.vandps(tmp, x, k_.bits_of(0x80000000));
+    c_.vorps(dst, dst, tmp);
+  }
+
   // dst = x clamped to [lo, hi]; NaN stays NaN (vminps/vmaxps return their
   // second operand when either is NaN, so x goes second).
   void clamp(const R& dst, const R& x, float lo, float hi, const R& tmp) {
@@ -411,6 +420,10 @@ class VectorMath {
       sin_cos_finish(dst, s, h, cos);
     }
     c_.L(done);
+    if (!cos) {  // sin(-0) = -0: the reduction's sums give +0
+      ops_.cmp(s[0], x, k_(0.0f), Ops::Eq);
+      ops_.blend(dst, dst, x, s[0]);
+    }
   }
 
   // x (float64, in s[0]) to s[0] = r = x - q pi/2, s[1] = q + 1.5 2^52 (q
@@ -480,8 +493,8 @@ class VectorMath {
     c_.vmulpd(s[2], s[0], s[0]);
     horner_f64(s[3], s[2], {-0.16666666640588676, 0.008333329280567708, -0.00019839304426927254,
                             2.7180465642273784e-06});
-    c_.vmulpd(s[3], s[3], s[2]);
-    c_.vfmadd213pd(s[3], s[0], s[0]);  // sin r
+    c_.vfmadd213pd(s[3], s[2], k_.f64(1.0));
+    c_.vmulpd(s[3], s[3], s[0]);  // sin r = r (1 + r^2 S): -0 stays -0
     horner_f64(s[4], s[2], {0.04166666661910572, -0.001388888346717071, 2.4799451529893815e-05,
                             -2.720504474805572e-07});
     c_.vfmadd213pd(s[4], s[2], k_.f64(-0.5));

@@ -324,6 +324,19 @@ TEST(JitCpu, VectorMathSaturatesExactly) {
   }
 }
 
+// The odd functions keep the sign of zero, as NumPy's (the ulp measure
+// cannot see it): f(-0) = -0 and f(+0) = +0.
+TEST(JitCpu, VectorMathKeepsTheSignOfZero) {
+  Tensor x = from_vector<float>({-0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f}, {9});
+  for (jit::Isa isa : isas())
+    for (auto [f, name] : {std::pair{&sin, "sin"}, {&tanh, "tanh"}, {&erf, "erf"}, {&expm1, "expm1"}, {&log1p, "log1p"}}) {
+      std::vector<float> got = run_generated(f(x), isa);
+      for (size_t i = 0; i < got.size(); ++i)
+        EXPECT_TRUE(got[i] == 0 && std::signbit(got[i]) == (i % 2 == 0))
+            << name << "(" << (i % 2 ? "+0" : "-0") << ") = " << got[i] << " on " << jit::name(isa);
+    }
+}
+
 // Code generation needs no CPU support (only running it does), so the
 // AVX-512 forms of the vector math are emitted on every host: an operand
 // xbyak rejects there throws even where the sweep above cannot run them.
