@@ -195,12 +195,25 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     if (op.dtype != DType::Int64) return false;
     bool sum = op.op == Op::Sum && !p_.columns && reduces(op) && lanes_of(s_.body[op.args[0]].dtype);
     bool copy = op.op == Op::Copy && int64_row_total(op.args[0]);
-    if (!sum && !copy) return false;
+    if (!sum && !copy && !arg_reduction(v)) return false;
     for (const KernelOp& user : s_.body)  // a copy (a reshape's) is checked on its own
       if (user.op != Op::Copy && std::count(user.args.begin(), user.args.end(), v)) return false;
     for (const KernelOutput& o : s_.outputs)
       if (o.value == v && stored_per_element(o)) return false;
     return true;
+  }
+
+  // Note [Arg reductions]
+  // argmax/argmin along the row of float lanes: each lane keeps its best
+  // value and that value's index (int32 lanes); a lane takes a new element
+  // when it is better, or NaN while the best is not (NaN wins, as in NumPy),
+  // so within a lane the first of equals stays. The horizontal step picks
+  // the best lane, the lowest index among equals. The int64 result is only
+  // stored (Note [Integer sums]).
+  bool arg_reduction(int32_t v) const {
+    const KernelOp& op = s_.body[v];
+    return (op.op == Op::ArgMax || op.op == Op::ArgMin) && !p_.columns && reduces(op) &&
+           lanes_of(s_.body[op.args[0]].dtype) == Lanes::Float && fits_int32(p_.row_length + V);
   }
 
   // Note [Lanes]: the kind of lanes value v's register holds.
@@ -416,6 +429,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     std::vector<size_t> stores;      // outputs stored in this pass
     std::map<int32_t, int> acc;      // reduce op -> accumulator register
     std::map<int32_t, int> total;    // Sum: the row total beside the block accumulator
+    std::map<int32_t, int> index;    // argmax/argmin: each lane's best index
   };
 
   Pass make_pass(int p, const std::vector<bool>& computed) const {
@@ -446,6 +460,12 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     for (int32_t r : pass.reductions) {
       int acc = alloc();
       pass.acc[r] = acc;
+      if (arg_reduction(r)) {  // Note [Arg reductions]
+        vmovaps(vr(acc), k_(s_.body[r].op == Op::ArgMax ? -INFINITY : INFINITY));
+        pass.index[r] = alloc();
+        vpxor(vr(pass.index[r]), vr(pass.index[r]), vr(pass.index[r]));
+        continue;
+      }
       if (int64_row_total(r)) {
         vxorps(vr(acc), vr(acc), vr(acc));
         continue;
@@ -1082,6 +1102,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       return;
     }
     Vmm acc = vr(pass.acc[r]);
+    if (arg_reduction(r)) {
+      accumulate_arg(op, acc, vr(pass.index[r]), x, tail);
+      return;
+    }
     if (int64_row_total(r)) {
       accumulate_int64(acc, x, lanes(s_.body[r].args[0]), tail);
       return;
@@ -1098,6 +1122,60 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       }
     }
     combine(op, lanes(r), ops_, acc, v, scratch(2));
+  }
+
+  // Note [Arg reductions]: best/index take x and its indices (r8 + lane)
+  // where x is better.
+  void accumulate_arg(Op op, const Vmm& best, const Vmm& index, const Vmm& x, bool tail) {
+    const Vmm take = scratch(0), s = scratch(1);
+    ops_.cmp(take, x, best, op == Op::ArgMax ? Ops::Gt : Ops::Lt);
+    ops_.cmp(s, x, x, Ops::Unord);
+    vorps(take, take, s);
+    ops_.cmp(s, best, best, Ops::Eq);  // the best is not NaN
+    vandps(take, take, s);
+    if (tail) vandps(take, take, tail_mask());
+    vmovq(Xbyak::Xmm(s.getIdx()), r8);
+    vpbroadcastd(s, Xbyak::Xmm(s.getIdx()));
+    std::array<uint32_t, 16> iota{};
+    for (uint32_t i = 0; i < 16; ++i) iota[i] = i;
+    vpaddd(s, s, k_.lanes(iota));
+    ops_.blend(index, index, s, take);
+    ops_.blend(best, best, x, take);
+  }
+
+  // The best lane of best/index: NaN first, then the better value, then
+  // the lower index. Leaves the index in eax.
+  void finish_arg(Op op, const Vmm& best, const Vmm& index) {
+    vmovups(ptr[rsp + kBounce], best);
+    vmovups(ptr[rsp + kBounce + 4 * V], index);
+    const Xbyak::Xmm a(0), b(1);
+    vmovss(a, dword[rsp + kBounce]);
+    mov(eax, dword[rsp + kBounce + 4 * V]);
+    for (int i = 1; i < V; ++i) {
+      Xbyak::Label take, keep, b_nan, equal;
+      vmovss(b, dword[rsp + kBounce + 4 * i]);
+      mov(r9d, dword[rsp + kBounce + 4 * V + 4 * i]);
+      vucomiss(b, b);
+      jp(b_nan);
+      vucomiss(a, a);
+      jp(keep);                                   // a is NaN, b is not
+      vucomiss(b, a);
+      je(equal);
+      if (op == Op::ArgMax) ja(take);
+      else jb(take);
+      jmp(keep);
+      L(b_nan);
+      vucomiss(a, a);
+      jnp(take);                                  // b is NaN, a is not
+      L(equal);
+      cmp(r9d, eax);
+      jl(take);
+      jmp(keep);
+      L(take);
+      vmovaps(a, b);
+      mov(eax, r9d);
+      L(keep);
+    }
   }
 
   // Note [Blocked sums]: a row's sum accumulates kSumBlock elements per lane
@@ -1140,6 +1218,15 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void finish_reduction(Pass& pass, int32_t r) {
     Op op = s_.body[r].op;
     int acc = pass.acc[r];
+    if (arg_reduction(r)) {  // the index, as an int64, broadcast
+      finish_arg(op, vr(acc), vr(pass.index[r]));
+      release(pass.index[r]);
+      movsxd(rax, eax);
+      vmovq(Xbyak::Xmm(0), rax);
+      vpbroadcastq(vr(acc), Xbyak::Xmm(0));
+      const_reg_[r] = acc;
+      return;
+    }
     if (int64_row_total(r)) {  // the row's int64 total, broadcast
       vmovups(ptr[rsp + kBounce], vr(acc));
       mov(rax, qword[rsp + kBounce]);

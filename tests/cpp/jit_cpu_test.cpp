@@ -153,6 +153,30 @@ TEST(JitCpu, HalfAndBoolInputsAndOutputs) {
   EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
 }
 
+// Note [Arg reductions]: the first best, NaN first, across lanes and tails.
+TEST(JitCpu, ArgMaxArgMinAlongTheRow) {
+  float nan = std::nanf(""), inf = INFINITY;
+  Tensor special = from_vector<float>({1, 3, 3, 2, nan, 5, nan, 0,                      // NaN wins, the first one
+                                       -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf,  // all equal: index 0
+                                       -0.0f, 0.0f, 0.0f, -0.0f, 1, 1, 0, 0,             // signed zeros are equal
+                                       4, 1, 4, 1, 4, 9, 9, -9},
+                                      {4, 8});
+  Checked c = check({argmax(special, -1), argmin(special, -1), argmax(special * 2.0, -1)});
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  for (int64_t n : {1, 7, 8, 17, 1023}) {
+    SCOPED_TRACE(n);
+    Tensor x = random_tensor({5, n}, 20);
+    Tensor t = random_tensor({n, 3}, 21);
+    Tensor ties = floor(x);
+    c = check({argmax(x, -1), argmin(exp(x), -1), argmax(transpose(t), -1), argmin(ties, -1), argmax(ties, -1)});
+    // Over a length-1 row there is nothing to reduce: the int64 zeros are a
+    // per-element int64 value, which has no lanes.
+    if (n > 1) {
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    }
+  }
+}
+
 TEST(JitCpu, NaNAndInfinityPropagate) {
   float nan = std::nanf(""), inf = INFINITY;
   Tensor x = from_vector<float>({1, nan, 3, -inf, inf, 0, -0.0f, 2, 5, nan, 1, 1, 4, -2, 7, 8, 9}, {1, 17});
