@@ -116,7 +116,8 @@ class Executor {
     dying_.resize(s_.steps.size());
     for (size_t i = 0; i < plan.buffers.size(); ++i) {
       offsets_.emplace(plan.buffers[i].node, plan.buffers[i].offset);
-      dying_[lives.scratch[i].last].push_back(plan.buffers[i]);
+      // The buffer's own bytes, not its padding: the verifier vouches for those only.
+      dying_[lives.scratch[i].last].push_back({plan.buffers[i].node, plan.buffers[i].offset, lives.scratch[i].bytes});
     }
   }
 
@@ -126,7 +127,7 @@ class Executor {
     if (it == offsets_.end()) return allocate_(dtype, std::move(shape));
     BRAZE_ASSERT(dtype == s_.graph[id].dtype && shape == s_.graph[id].shape(), "arena buffer of node ", id,
                  " asked for as ", name(dtype), to_string(shape));
-    // Shares ownership of the arena: a view of it outlives nothing.
+    // Aliases the arena and keeps it alive as long as the buffer is.
     return Array{dtype, std::move(shape), std::shared_ptr<std::byte[]>(arena_.data, arena_.data.get() + it->second)};
   }
 
@@ -141,7 +142,7 @@ class Executor {
   std::unordered_map<NodeId, Array> buffers_;
   Array arena_;
   std::unordered_map<NodeId, int64_t> offsets_;        // arena-placed nodes
-  std::vector<std::vector<memplan::Placement>> dying_;  // per step: buffers it reads last
+  std::vector<std::vector<memplan::Placement>> dying_;  // per step: the bytes of buffers it reads last
 };
 
 }  // namespace
