@@ -1,5 +1,6 @@
 #include "runtime/execute.h"
 
+#include <chrono>
 #include <unordered_map>
 
 #include "fusion/spec_interpreter.h"
@@ -14,8 +15,8 @@ namespace {
 
 class Executor {
  public:
-  Executor(const Schedule& s, const ArrayAllocator& allocate, KernelMode mode)
-      : s_(s), allocate_(allocate), mode_(mode) {}
+  Executor(const Schedule& s, const ArrayAllocator& allocate, KernelMode mode, std::vector<int64_t>* step_ns)
+      : s_(s), allocate_(allocate), mode_(mode), step_ns_(step_ns) {}
 
   std::vector<Array> run(std::span<const Array> inputs) {
     const Graph& g = s_.graph;
@@ -29,9 +30,14 @@ class Executor {
                   to_string(n.shape()));
       buffers_[id] = a;
     }
+    if (step_ns_) step_ns_->clear();
     for (const Step& step : s_.steps) {
+      auto start = std::chrono::steady_clock::now();
       if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group.nodes[0]);
       else kernel(step);
+      if (step_ns_)
+        step_ns_->push_back(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
       Runtime::get().stats().kernels_launched.fetch_add(1, std::memory_order_relaxed);
     }
     std::vector<Array> out;
@@ -96,14 +102,15 @@ class Executor {
   const Schedule& s_;
   const ArrayAllocator& allocate_;
   KernelMode mode_;
+  std::vector<int64_t>* step_ns_;
   std::unordered_map<NodeId, Array> buffers_;
 };
 
 }  // namespace
 
 std::vector<Array> execute(const Schedule& s, std::span<const Array> inputs, const ArrayAllocator& allocate,
-                           KernelMode mode) {
-  return Executor(s, allocate, mode).run(inputs);
+                           KernelMode mode, std::vector<int64_t>* step_ns) {
+  return Executor(s, allocate, mode, step_ns).run(inputs);
 }
 
 }  // namespace braze

@@ -56,6 +56,18 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
   kernels->add_option("--isa", isa, "x86-64 vector ISA (default: the best this CPU has, or BRAZE_CPU_ISA)")
       ->check(CLI::IsMember({"avx2", "avx512"}));
 
+  RunOptions run_options;
+  CLI::App* run = app.add_subcommand("run", "realize on the CPU, check against the reference interpreter, time it");
+  add_source(run, src);
+  add_format(run, run_options.format, {"text", "json"});
+  run->add_option("--inputs", run_options.npy_inputs,
+                  "one .npy file per graph input, in input order (default: data saved in FILE, else random)")
+      ->delimiter(',');
+  run->add_option("--seed", run_options.seed, "seed of the random inputs")->capture_default_str();
+  run->add_option("--repeat", run_options.repeat, "timed runs after the first")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
   // CLI11 would call an unknown first word a missing subcommand; name it.
   std::string known;
   for (const CLI::App* sub : app.get_subcommands({})) known += (known.empty() ? "" : ", ") + sub->get_name();
@@ -76,6 +88,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     if (graph->parsed()) show_graph(load_source(src), format, out);
     else if (fuse->parsed()) show_fusion(load_source(src), format, out);
     else if (kernels->parsed()) show_kernels(load_source(src), isa, format, out);
+    else if (run->parsed()) run_graph(load_source(src), run_options, out);
     return 0;
   } catch (const std::exception& e) {
     err << "braze: " << one_line(e.what()) << "\n";

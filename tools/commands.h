@@ -3,8 +3,10 @@
 // into a one-line reason and an exit code.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "tools/graph_source.h"
 
@@ -21,5 +23,18 @@ void show_fusion(const GraphSource& src, const std::string& format, std::ostream
 // assembly for `isa` ("avx2", "avx512"; "" = what this CPU would run).
 // format: text, json.
 void show_kernels(const GraphSource& src, const std::string& isa, const std::string& format, std::ostream& out);
+
+
+struct RunOptions {
+  std::vector<std::string> npy_inputs;  // by input number; empty: saved data, else random
+  uint64_t seed = 0;
+  int repeat = 10;  // timed runs after the first
+  std::string format = "text";
+};
+
+// `braze run`: realizes the graph on the CPU, checks every output against
+// the reference interpreter and prints per step and whole-run times.
+// Throws (exit 1) when an output disagrees with the reference.
+void run_graph(const GraphSource& src, const RunOptions& options, std::ostream& out);
 
 }  // namespace braze::cli

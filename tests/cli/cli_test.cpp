@@ -136,12 +136,77 @@ TEST_F(CliTest, KernelsShowTheFusedTextAndTheAssemblyOfEitherIsa) {
   EXPECT_EQ(doc["kernels"][0]["generated"], true);
 }
 
+// A .npy file as numpy.save writes it (format 1.0), for `run --inputs`.
+void write_npy(const std::string& path, const std::string& descr, const std::string& shape, const void* data,
+               size_t bytes) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  header.append(64 - (10 + header.size() + 1) % 64, ' ');
+  header += '\n';
+  std::ofstream f(path, std::ios::binary);
+  f << "\x93NUMPY" << '\x01' << '\x00' << static_cast<char>(header.size() & 0xff)
+    << static_cast<char>(header.size() >> 8) << header;
+  f.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+}
+
+TEST_F(CliTest, RunChecksAgainstTheReferenceAndTimesEachStep) {
+  std::string file = softmax_file();
+  Result r = cli({"run", file, "--repeat", "2"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("inputs saved with the graph"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("step 0:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("whole run: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check: 1 output(s) match the reference interpreter"), std::string::npos) << r.out;
+
+  // Structure only: random inputs, the same for the same seed.
+  Lowered l = lower(std::vector<Tensor>{softmax(from_vector<float>(std::vector<float>(4 * 37), {4, 37}), -1)});
+  std::string bare = (dir_ / "bare.json").string();
+  save_graph_file(bare, l.graph, {});
+  r = cli({"run", bare, "--seed", "7", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["inputs"], "random (seed 7)");
+  EXPECT_EQ(j["matches_reference"], true);
+  ASSERT_EQ(j["steps"].size(), 1u);
+  EXPECT_EQ(j["steps"][0]["bytes"], 2 * 4 * 37 * 4);
+  EXPECT_GT(j["steps"][0]["ns"].get<int64_t>(), 0);
+}
+
+TEST_F(CliTest, RunReadsNpyInputs) {
+  std::vector<float> a(4 * 37), b(37);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i) * 0.01f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = 1.0f + static_cast<float>(i);
+  std::string file = save("two.json", from_vector<float>(a, {4, 37}) * from_vector<float>(b, {37}));
+  std::string pa = (dir_ / "a.npy").string(), pb = (dir_ / "b.npy").string();
+  write_npy(pa, "<f4", "(4, 37)", a.data(), a.size() * 4);
+  write_npy(pb, "<f4", "(37,)", b.data(), b.size() * 4);
+  Result r = cli({"run", file, "--inputs", pa + "," + pb});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("inputs .npy files"), std::string::npos) << r.out;
+
+  // Wrong shape, wrong count, not .npy, unsupported dtype: one line each.
+  write_npy((dir_ / "d.npy").string(), "<f8", "(37,)", std::vector<double>(37).data(), 37 * 8);
+  write_npy((dir_ / "c.npy").string(), "<c8", "(37,)", std::vector<double>(37).data(), 37 * 8);
+  std::ofstream(dir_ / "junk.npy") << "hello";
+  for (auto [inputs, says] : std::vector<std::pair<std::string, std::string>>{
+           {pb + "," + pa, "is float32[37] but input 0 of the graph is float32[4, 37]"},
+           {pa, "the graph has 2 input(s) but 1 .npy file(s) were given"},
+           {pa + "," + (dir_ / "junk.npy").string(), "not a .npy file"},
+           {pa + "," + (dir_ / "d.npy").string(), "is float64[37] but input 1"},
+           {pa + "," + (dir_ / "c.npy").string(), "dtype '<c8' is not supported"},
+           {pa + "," + (dir_ / "none.npy").string(), "cannot open"}}) {
+    r = cli({"run", file, "--inputs", inputs});
+    EXPECT_EQ(r.code, 1) << says;
+    EXPECT_TRUE(one_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  }
+}
+
 TEST_F(CliTest, HelpForEverySubcommandExitsZero) {
   Result top = cli({"--help"});
   EXPECT_EQ(top.code, 0) << top.err;
-  for (std::string sub : {"graph", "fuse", "kernels"}) EXPECT_NE(top.out.find("  " + sub + " "), std::string::npos) << top.out;
+  for (std::string sub : {"graph", "fuse", "kernels", "run"}) EXPECT_NE(top.out.find("  " + sub + " "), std::string::npos) << top.out;
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"graph", "--help"}, {"fuse", "-h"}, {"kernels", "--help"}}) {
+           {"graph", "--help"}, {"fuse", "-h"}, {"kernels", "--help"}, {"run", "--help"}}) {
     Result r = cli(args);
     EXPECT_EQ(r.code, 0) << args[0] << r.err;
     EXPECT_NE(r.out.find("--format"), std::string::npos) << args[0] << ": " << r.out;
@@ -170,6 +235,7 @@ TEST_F(CliTest, BadInputIsOneLineAndNonZero) {
       {{"kernels", softmax_file(), "--isa", "sse2"}, 2, "sse2"},
       {{"kernels", softmax_file(), "--target", "tpu"}, 2, "tpu"},
       {{}, 2, "subcommand"},
+      {{"run", softmax_file(), "--repeat", "0"}, 2, "--repeat"},
   };
   for (const Case& c : cases) {
     Result r = cli(c.args);
