@@ -68,6 +68,9 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 
+  CLI::App* doctor_cmd = app.add_subcommand("doctor", "what this machine offers braze: CPU, CUDA libraries, caches");
+  add_format(doctor_cmd, format, {"text", "json"});
+
   // CLI11 would call an unknown first word a missing subcommand; name it.
   std::string known;
   for (const CLI::App* sub : app.get_subcommands({})) known += (known.empty() ? "" : ", ") + sub->get_name();
@@ -89,6 +92,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     else if (fuse->parsed()) show_fusion(load_source(src), format, out);
     else if (kernels->parsed()) show_kernels(load_source(src), isa, format, out);
     else if (run->parsed()) run_graph(load_source(src), run_options, out);
+    else if (doctor_cmd->parsed()) doctor(format, out);
     return 0;
   } catch (const std::exception& e) {
     err << "braze: " << one_line(e.what()) << "\n";

@@ -37,4 +37,8 @@ struct RunOptions {
 // Throws (exit 1) when an output disagrees with the reference.
 void run_graph(const GraphSource& src, const RunOptions& options, std::ostream& out);
 
+// `braze doctor`: the CPU ISA, threads, disassembler, CUDA libraries and
+// caches. format: text, json.
+void doctor(const std::string& format, std::ostream& out);
+
 }  // namespace braze::cli

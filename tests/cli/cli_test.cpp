@@ -201,12 +201,37 @@ TEST_F(CliTest, RunReadsNpyInputs) {
   }
 }
 
+TEST_F(CliTest, DoctorReportsCpuCudaLibrariesAndCaches) {
+  std::filesystem::create_directories(dir_ / "cache" / "sub");
+  std::ofstream(dir_ / "cache" / "sub" / "entry") << "12345";
+  ::setenv("BRAZE_CACHE_DIR", (dir_ / "cache").c_str(), 1);
+  Result r = cli({"doctor", "--format", "json"});
+  Result text = cli({"doctor"});
+  ::unsetenv("BRAZE_CACHE_DIR");
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["cpu"]["avx2"], jit::cpu_supports(jit::Isa::Avx2));
+  EXPECT_EQ(j["cpu"]["avx512"], jit::cpu_supports(jit::Isa::Avx512));
+  EXPECT_EQ(j["cpu"]["isa"], std::string(jit::name(jit::host_isa())));
+  EXPECT_GE(j["cpu"]["threads"].get<int>(), 1);
+  ASSERT_EQ(j["cuda"].size(), 3u);
+  for (const nlohmann::json& lib : j["cuda"]) EXPECT_EQ(lib["found"].get<bool>(), lib.contains("path")) << lib;
+  EXPECT_EQ(j["cache"]["exists"], true);
+  EXPECT_EQ(j["cache"]["files"], 1);
+  EXPECT_EQ(j["cache"]["bytes"], 5);
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("cpu: generated code targets " + std::string(jit::name(jit::host_isa()))),
+            std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("libnvrtc: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("1 file(s), 5 bytes"), std::string::npos) << text.out;
+}
+
 TEST_F(CliTest, HelpForEverySubcommandExitsZero) {
   Result top = cli({"--help"});
   EXPECT_EQ(top.code, 0) << top.err;
-  for (std::string sub : {"graph", "fuse", "kernels", "run"}) EXPECT_NE(top.out.find("  " + sub + " "), std::string::npos) << top.out;
+  for (std::string sub : {"graph", "fuse", "kernels", "run", "doctor"}) EXPECT_NE(top.out.find("  " + sub + " "), std::string::npos) << top.out;
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"graph", "--help"}, {"fuse", "-h"}, {"kernels", "--help"}, {"run", "--help"}}) {
+           {"graph", "--help"}, {"fuse", "-h"}, {"kernels", "--help"}, {"run", "--help"}, {"doctor", "--help"}}) {
     Result r = cli(args);
     EXPECT_EQ(r.code, 0) << args[0] << r.err;
     EXPECT_NE(r.out.find("--format"), std::string::npos) << args[0] << ": " << r.out;
@@ -235,6 +260,7 @@ TEST_F(CliTest, BadInputIsOneLineAndNonZero) {
       {{"kernels", softmax_file(), "--isa", "sse2"}, 2, "sse2"},
       {{"kernels", softmax_file(), "--target", "tpu"}, 2, "tpu"},
       {{}, 2, "subcommand"},
+      {{"doctor", "--format", "dot"}, 2, "dot"},
       {{"run", softmax_file(), "--repeat", "0"}, 2, "--repeat"},
   };
   for (const Case& c : cases) {
