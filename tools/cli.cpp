@@ -23,6 +23,9 @@ std::string one_line(std::string s) {
 
 void add_source(CLI::App* cmd, SourceOptions& src) {
   cmd->add_option("FILE", src.file, "a graph saved with bz.save_graph / save_graph_file");
+  cmd->add_option("--expr", src.expr, "an expression instead of FILE, e.g. \"softmax(x, axis=-1)\" (docs/cli.md)");
+  cmd->add_option("--input", src.inputs, "declares an input of --expr: NAME:DTYPE[SHAPE], e.g. x:f32[4096,4096]")
+      ->allow_extra_args(false);
 }
 
 CLI::Option* add_format(CLI::App* cmd, std::string& format, std::vector<std::string> allowed) {

@@ -16,9 +16,12 @@ namespace {
 std::string type_of(const Node& n) { return std::string(name(n.dtype)) + to_string(n.shape()); }
 
 // What a node does beyond its inputs: "input 0", "value 2.5", "[1]".
-std::string attr_text(const Node& n) {
+std::string attr_text(const Node& n, const std::vector<std::string>& input_names) {
   std::ostringstream s;
-  if (n.op == Op::Input) return "input " + std::to_string(n.attr.ints.at(0));
+  if (n.op == Op::Input) {
+    size_t k = static_cast<size_t>(n.attr.ints.at(0));
+    return "input " + std::to_string(k) + (k < input_names.size() ? " '" + input_names[k] + "'" : "");
+  }
   if (n.op == Op::Cast) return std::string(name(static_cast<DType>(n.attr.ints.at(0))));
   if (!n.attr.ints.empty()) s << to_string(n.attr.ints);
   for (size_t i = 0; i < n.attr.reals.size(); ++i) s << (i || !n.attr.ints.empty() ? " " : "") << n.attr.reals[i];
@@ -30,22 +33,22 @@ std::string output_mark(const Graph& g, NodeId id) {
   return it == g.outputs.end() ? "" : "  (output " + std::to_string(it - g.outputs.begin()) + ")";
 }
 
-void text(const Graph& g, std::ostream& out) {
+void text(const Graph& g, const std::vector<std::string>& input_names, std::ostream& out) {
   out << g.size() << " node(s), " << g.inputs().size() << " input(s), " << g.outputs.size() << " output(s)\n";
   for (NodeId id = 0; id < g.size(); ++id) {
     const Node& n = g[id];
     out << "  " << node_name(g, id) << ": " << type_of(n) << " = " << info(n.op).api << "(";
     for (size_t i = 0; i < n.inputs.size(); ++i) out << (i ? ", " : "") << node_name(g, n.inputs[i]);
-    std::string attr = attr_text(n);
+    std::string attr = attr_text(n, input_names);
     out << (attr.empty() || n.inputs.empty() ? "" : ", ") << attr << ")" << output_mark(g, id) << "\n";
   }
 }
 
-void dot(const Graph& g, std::ostream& out) {
+void dot(const Graph& g, const std::vector<std::string>& input_names, std::ostream& out) {
   out << "digraph braze {\n  node [shape=box, fontname=monospace];\n";
   for (NodeId id = 0; id < g.size(); ++id) {
     const Node& n = g[id];
-    std::string attr = attr_text(n);
+    std::string attr = attr_text(n, input_names);
     out << "  n" << id << " [label=\"" << node_name(g, id) << "\\n" << type_of(n)
         << (attr.empty() ? "" : "\\n" + attr) << "\"";
     if (!output_mark(g, id).empty()) out << ", peripheries=2";
@@ -58,8 +61,8 @@ void dot(const Graph& g, std::ostream& out) {
 }  // namespace
 
 void show_graph(const GraphSource& src, const std::string& format, std::ostream& out) {
-  if (format == "text") text(src.graph, out);
-  else if (format == "dot") dot(src.graph, out);
+  if (format == "text") text(src.graph, src.input_names, out);
+  else if (format == "dot") dot(src.graph, src.input_names, out);
   else if (format == "json") out << graph_to_json(src.graph, {}) << "\n";
   else BRAZE_CHECK(false, "graph: unknown format '", format, "' (text, json, dot)");
 }
