@@ -1362,64 +1362,27 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       at = rsp + kBounce;
       tail = false;
     }
+    // An AVX-512 tail loads under k1, zeroing the lanes past the row; any
+    // other load is whole (an AVX2 tail was bounced to the stack above).
+    auto load = [&](auto&& emit) {
+      if constexpr (kZmm) {
+        if (tail) return emit(dst | k1 | T_z);
+      }
+      emit(dst);
+    };
+    const Xbyak::Address from = ptr[at];
     switch (in.dtype) {
       case DType::Float32:
-      case DType::Int32:
-        if constexpr (kZmm) {
-          if (tail) {
-            vmovups(dst | k1 | T_z, ptr[at]);
-            break;
-          }
-        }
-        vmovups(dst, ptr[at]);
-        break;
-      case DType::Int8:
-        if constexpr (kZmm) {
-          if (tail) {
-            vpmovsxbd(dst | k1 | T_z, ptr[at]);
-            break;
-          }
-        }
-        vpmovsxbd(dst, ptr[at]);
-        break;
-      case DType::UInt8:
-        if constexpr (kZmm) {
-          if (tail) {
-            vpmovzxbd(dst | k1 | T_z, ptr[at]);
-            break;
-          }
-        }
-        vpmovzxbd(dst, ptr[at]);
-        break;
-      case DType::Float16:
-        if constexpr (kZmm) {
-          if (tail) {
-            vcvtph2ps(dst | k1 | T_z, ptr[at]);
-            break;
-          }
-        }
-        vcvtph2ps(dst, ptr[at]);
-        break;
+      case DType::Int32: load([&](const Vmm& d) { vmovups(d, from); }); break;
+      case DType::Int8: load([&](const Vmm& d) { vpmovsxbd(d, from); }); break;
+      case DType::UInt8: load([&](const Vmm& d) { vpmovzxbd(d, from); }); break;
+      case DType::Float16: load([&](const Vmm& d) { vcvtph2ps(d, from); }); break;
       case DType::BFloat16:
-        if constexpr (kZmm) {
-          if (tail) {
-            vpmovzxwd(dst | k1 | T_z, ptr[at]);
-            vpslld(dst, dst, 16);
-            break;
-          }
-        }
-        vpmovzxwd(dst, ptr[at]);
+        load([&](const Vmm& d) { vpmovzxwd(d, from); });
         vpslld(dst, dst, 16);
         break;
       case DType::Bool:
-        if constexpr (kZmm) {
-          if (tail) {
-            vpmovzxbd(dst | k1 | T_z, ptr[at]);
-            int_to_mask(dst);
-            break;
-          }
-        }
-        vpmovzxbd(dst, ptr[at]);
+        load([&](const Vmm& d) { vpmovzxbd(d, from); });
         int_to_mask(dst);
         break;
       default: throw Unsupported("loads of " + std::string(name(in.dtype)));
