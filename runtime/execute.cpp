@@ -1,5 +1,6 @@
 #include "runtime/execute.h"
 
+#include <chrono>
 #include <cstring>
 #include <unordered_map>
 
@@ -17,8 +18,9 @@ namespace {
 
 class Executor {
  public:
-  Executor(const Schedule& s, const ArrayAllocator& allocate, KernelMode mode, MemoryOptions memory)
-      : s_(s), allocate_(allocate), mode_(mode), memory_(memory) {}
+  Executor(const Schedule& s, const ArrayAllocator& allocate, KernelMode mode, MemoryOptions memory,
+           std::vector<int64_t>* step_ns)
+      : s_(s), allocate_(allocate), mode_(mode), memory_(memory), step_ns_(step_ns) {}
 
   std::vector<Array> run(std::span<const Array> inputs) {
     const Graph& g = s_.graph;
@@ -33,10 +35,15 @@ class Executor {
       buffers_[id] = a;
     }
     if (memory_.arena) plan_arena();
+    if (step_ns_) step_ns_->clear();
     for (size_t k = 0; k < s_.steps.size(); ++k) {
       const Step& step = s_.steps[k];
+      auto start = std::chrono::steady_clock::now();
       if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group.nodes[0]);
       else kernel(step);
+      if (step_ns_)
+        step_ns_->push_back(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
       Runtime::get().stats().kernels_launched.fetch_add(1, std::memory_order_relaxed);
       if (memory_.poison && !dying_.empty())
         for (const memplan::Placement& b : dying_[k]) poison(b.offset, b.bytes);
@@ -139,6 +146,7 @@ class Executor {
   const ArrayAllocator& allocate_;
   KernelMode mode_;
   MemoryOptions memory_;
+  std::vector<int64_t>* step_ns_;
   std::unordered_map<NodeId, Array> buffers_;
   Array arena_;
   std::unordered_map<NodeId, int64_t> offsets_;        // arena-placed nodes
@@ -148,8 +156,8 @@ class Executor {
 }  // namespace
 
 std::vector<Array> execute(const Schedule& s, std::span<const Array> inputs, const ArrayAllocator& allocate,
-                           KernelMode mode, MemoryOptions memory) {
-  return Executor(s, allocate, mode, memory).run(inputs);
+                           KernelMode mode, MemoryOptions memory, std::vector<int64_t>* step_ns) {
+  return Executor(s, allocate, mode, memory, step_ns).run(inputs);
 }
 
 }  // namespace braze

@@ -29,8 +29,10 @@ struct MemoryOptions {
 };
 
 // `inputs` bound by input number; returns one dense array per graph output.
-// Counts kernels_launched.
+// Counts kernels_launched. `step_ns`, when given, receives each step's wall
+// time in nanoseconds, in schedule order (what `braze run` prints).
 std::vector<Array> execute(const Schedule& s, std::span<const Array> inputs, const ArrayAllocator& allocate,
-                           KernelMode mode = KernelMode::Generated, MemoryOptions memory = {});
+                           KernelMode mode = KernelMode::Generated, MemoryOptions memory = {},
+                           std::vector<int64_t>* step_ns = nullptr);
 
 }  // namespace braze

@@ -1,0 +1,106 @@
+// Argument parsing (CLI11) and error reporting for every subcommand.
+#include "tools/cli.h"
+
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+#include <stdexcept>
+#include <vector>
+
+#include "tools/commands.h"
+
+namespace braze::cli {
+
+namespace {
+
+// A reason is printed on one line, whatever the exception's text holds, so
+// scripts can show it as it is.
+std::string one_line(std::string s) {
+  for (size_t i = s.find('\n'); i != std::string::npos; i = s.find('\n', i)) s.replace(i, 1, "; ");
+  while (!s.empty() && (s.back() == ' ' || s.back() == ';')) s.pop_back();
+  return s;
+}
+
+void add_source(CLI::App* cmd, SourceOptions& src) {
+  cmd->add_option("FILE", src.file, "a graph saved with bz.save_graph / save_graph_file");
+  cmd->add_option("--expr", src.expr, "an expression instead of FILE, e.g. \"softmax(x, axis=-1)\" (docs/cli.md)");
+  cmd->add_option("--input", src.inputs, "declares an input of --expr: NAME:DTYPE[SHAPE], e.g. x:f32[4096,4096]")
+      ->allow_extra_args(false);
+}
+
+CLI::Option* add_format(CLI::App* cmd, std::string& format, std::vector<std::string> allowed) {
+  return cmd->add_option("--format", format, "output format")->check(CLI::IsMember(allowed))->capture_default_str();
+}
+
+}  // namespace
+
+int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  CLI::App app("braze: see what braze fuses and generates for a graph, and run it", "braze");
+  app.require_subcommand(1);
+  app.failure_message([](const CLI::App*, const CLI::Error& e) { return "braze: " + one_line(e.what()) + "\n"; });
+
+  SourceOptions src;
+  std::string format = "text", isa, target = "cpu";
+
+  CLI::App* graph = app.add_subcommand("graph", "the graph: nodes, shapes, dtypes");
+  add_source(graph, src);
+  add_format(graph, format, {"text", "json", "dot"});
+
+  CLI::App* fuse = app.add_subcommand("fuse", "the fused groups, and for every edge not fused, why");
+  add_source(fuse, src);
+  add_format(fuse, format, {"text", "json"});
+
+  CLI::App* kernels = app.add_subcommand("kernels", "per fused group: its canonical text and generated code");
+  add_source(kernels, src);
+  add_format(kernels, format, {"text", "json"});
+  kernels->add_option("--target", target, "the backend whose code to show")
+      ->check(CLI::IsMember({"cpu"}))
+      ->capture_default_str();
+  kernels->add_option("--isa", isa, "x86-64 vector ISA (default: the best this CPU has, or BRAZE_CPU_ISA)")
+      ->check(CLI::IsMember({"avx2", "avx512"}));
+
+  RunOptions run_options;
+  CLI::App* run = app.add_subcommand("run", "realize on the CPU, check against the reference interpreter, time it");
+  add_source(run, src);
+  add_format(run, run_options.format, {"text", "json"});
+  run->add_option("--inputs", run_options.npy_inputs,
+                  "one .npy file per graph input, in input order (default: data saved in FILE, else random)")
+      ->delimiter(',');
+  run->add_option("--seed", run_options.seed, "seed of the random inputs")->capture_default_str();
+  run->add_option("--repeat", run_options.repeat, "timed runs after the first")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
+  CLI::App* doctor_cmd = app.add_subcommand("doctor", "what this machine offers braze: CPU, CUDA libraries, caches");
+  add_format(doctor_cmd, format, {"text", "json"});
+
+  // CLI11 would call an unknown first word a missing subcommand; name it.
+  std::string known;
+  for (const CLI::App* sub : app.get_subcommands({})) known += (known.empty() ? "" : ", ") + sub->get_name();
+  if (!args.empty() && !args[0].starts_with("-") && (", " + known + ", ").find(", " + args[0] + ", ") == std::string::npos) {
+    err << "braze: unknown subcommand '" << args[0] << "' (" << known << ")\n";
+    return 2;
+  }
+  std::vector<const char*> argv = {"braze"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e, out, err);
+    return code == 0 ? 0 : 2;
+  }
+
+  try {
+    if (graph->parsed()) show_graph(load_source(src), format, out);
+    else if (fuse->parsed()) show_fusion(load_source(src), format, out);
+    else if (kernels->parsed()) show_kernels(load_source(src), isa, format, out);
+    else if (run->parsed()) run_graph(load_source(src), run_options, out);
+    else if (doctor_cmd->parsed()) doctor(format, out);
+    return 0;
+  } catch (const std::exception& e) {
+    err << "braze: " << one_line(e.what()) << "\n";
+    return 1;
+  }
+}
+
+}  // namespace braze::cli

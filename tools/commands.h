@@ -1,0 +1,44 @@
+// The subcommands, each a function from its options to text on `out`.
+// They throw std::exception subclasses on bad input; run_cli turns those
+// into a one-line reason and an exit code.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "tools/graph_source.h"
+
+namespace braze::cli {
+
+// `braze graph`: nodes, shapes and dtypes. format: text, json, dot.
+void show_graph(const GraphSource& src, const std::string& format, std::ostream& out);
+
+// `braze fuse`: the fused groups and every edge not fused, with why.
+// format: text (explain()), json.
+void show_fusion(const GraphSource& src, const std::string& format, std::ostream& out);
+
+// `braze kernels --target cpu`: per kernel, its fused text and its x86-64
+// assembly for `isa` ("avx2", "avx512"; "" = what this CPU would run).
+// format: text, json.
+void show_kernels(const GraphSource& src, const std::string& isa, const std::string& format, std::ostream& out);
+
+
+struct RunOptions {
+  std::vector<std::string> npy_inputs;  // by input number; empty: saved data, else random
+  uint64_t seed = 0;
+  int repeat = 10;  // timed runs after the first
+  std::string format = "text";
+};
+
+// `braze run`: realizes the graph on the CPU, checks every output against
+// the reference interpreter and prints per step and whole-run times.
+// Throws (exit 1) when an output disagrees with the reference.
+void run_graph(const GraphSource& src, const RunOptions& options, std::ostream& out);
+
+// `braze doctor`: the CPU ISA, threads, disassembler, CUDA libraries and
+// caches. format: text, json.
+void doctor(const std::string& format, std::ostream& out);
+
+}  // namespace braze::cli

@@ -1,0 +1,147 @@
+// `braze doctor`: what this machine offers braze. The CUDA libraries are
+// looked for the way the CUDA backend will load them (dlopen, never linked:
+// DESIGN.md section 5), so the answer is the one braze itself would get.
+#include <dlfcn.h>
+#include <link.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <ostream>
+
+#include "jit_cpu/disassemble.h"
+#include "jit_cpu/kernel_cache.h"
+#include "jit_cpu/thread_pool.h"
+#include "runtime/context.h"
+#include "tools/commands.h"
+
+namespace braze::cli {
+
+namespace {
+
+struct Library {
+  std::string what;
+  std::vector<std::string> sonames;  // tried in order: the versioned names a runtime install has first
+};
+
+// A library found: its path and version, or why not.
+nlohmann::json probe(const Library& lib) {
+  for (const std::string& so : lib.sonames) {
+    void* h = dlopen(so.c_str(), RTLD_LAZY | RTLD_LOCAL);
+    if (!h) continue;
+    nlohmann::json j = {{"library", lib.what}, {"found", true}, {"soname", so}};
+    link_map* map = nullptr;
+    if (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) j["path"] = map->l_name;
+    if (lib.what == "libnvrtc") {
+      using Fn = int (*)(int*, int*);
+      int major = 0, minor = 0;
+      if (auto f = reinterpret_cast<Fn>(dlsym(h, "nvrtcVersion")); f && f(&major, &minor) == 0)
+        j["version"] = std::to_string(major) + "." + std::to_string(minor);
+    } else if (lib.what == "libcuda") {
+      using Fn = int (*)(int*);
+      int v = 0;
+      if (auto f = reinterpret_cast<Fn>(dlsym(h, "cuDriverGetVersion")); f && f(&v) == 0)
+        j["version"] = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    } else if (lib.what == "libcublas") {
+      using Fn = int (*)(int, int*);  // cublasGetProperty(MAJOR_VERSION=0 / MINOR_VERSION=1 / PATCH_LEVEL=2)
+      int major = 0, minor = 0;
+      if (auto f = reinterpret_cast<Fn>(dlsym(h, "cublasGetProperty")); f && f(0, &major) == 0 && f(1, &minor) == 0)
+        j["version"] = std::to_string(major) + "." + std::to_string(minor);
+    }
+    dlclose(h);
+    return j;
+  }
+  return {{"library", lib.what}, {"found", false}, {"tried", lib.sonames}};
+}
+
+const std::vector<Library>& cuda_libraries() {
+  static const std::vector<Library> libs = {
+      {"libcuda", {"libcuda.so.1", "libcuda.so"}},
+      {"libnvrtc", {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"}},
+      {"libcublas", {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"}},
+  };
+  return libs;
+}
+
+// Where the disk cache lives (DESIGN.md section 5): $BRAZE_CACHE_DIR, else
+// $XDG_CACHE_HOME/braze, else ~/.cache/braze.
+std::filesystem::path cache_dir() {
+  if (const char* d = std::getenv("BRAZE_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "braze";
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home ? home : ".") / ".cache" / "braze";
+}
+
+nlohmann::json cache_facts() {
+  std::filesystem::path dir = cache_dir();
+  nlohmann::json j = {{"directory", dir.string()}, {"memory_kernels", jit::KernelCache::get().size()}};
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    j["exists"] = false;
+    return j;
+  }
+  int64_t files = 0, bytes = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
+    if (e.is_regular_file(ec)) ++files, bytes += static_cast<int64_t>(e.file_size(ec));
+  j["exists"] = true;
+  j["files"] = files;
+  j["bytes"] = bytes;
+  return j;
+}
+
+nlohmann::json facts() {
+  nlohmann::json cpu = {{"avx2", jit::cpu_supports(jit::Isa::Avx2)}, {"avx512", jit::cpu_supports(jit::Isa::Avx512)},
+                        {"threads", jit::ThreadPool::get().size()}};
+  try {
+    cpu["isa"] = name(jit::host_isa());
+  } catch (const std::exception& e) {
+    cpu["isa"] = nullptr;
+    cpu["isa_error"] = e.what();
+  }
+  nlohmann::json cuda = nlohmann::json::array();
+  for (const Library& lib : cuda_libraries()) cuda.push_back(probe(lib));
+  std::string tool = jit::disassembler();
+  return {{"cpu", cpu},
+          {"disassembler", tool.empty() ? nlohmann::json(nullptr) : nlohmann::json(tool)},
+          {"cuda", cuda},
+          {"cache", cache_facts()}};
+}
+
+std::string yes(bool b) { return b ? "yes" : "no"; }
+
+}  // namespace
+
+void doctor(const std::string& format, std::ostream& out) {
+  nlohmann::json f = facts();
+  if (format == "json") {
+    out << f.dump(1) << "\n";
+    return;
+  }
+  const nlohmann::json& cpu = f["cpu"];
+  out << "cpu: generated code targets "
+      << (cpu["isa"].is_null() ? "nothing (" + cpu["isa_error"].get<std::string>() + ")" : cpu["isa"].get<std::string>())
+      << "; avx2 " << yes(cpu["avx2"]) << ", avx512 " << yes(cpu["avx512"]) << "; " << cpu["threads"].get<int>()
+      << " thread(s)\n";
+  out << "disassembler: "
+      << (f["disassembler"].is_null() ? "none (built without capstone: asm dumps list code bytes)"
+                                      : f["disassembler"].get<std::string>())
+      << "\n";
+  for (const nlohmann::json& lib : f["cuda"]) {
+    out << lib["library"].get<std::string>() << ": ";
+    if (!lib["found"]) {
+      out << "not found\n";
+      continue;
+    }
+    out << "found " << lib.value("path", lib["soname"].get<std::string>());
+    if (lib.contains("version")) out << " (version " << lib["version"].get<std::string>() << ")";
+    out << "\n";
+  }
+  const nlohmann::json& c = f["cache"];
+  out << "cache: " << c["memory_kernels"].get<size_t>() << " kernel(s) in memory; disk cache "
+      << c["directory"].get<std::string>();
+  if (c["exists"]) out << ": " << c["files"].get<int64_t>() << " file(s), " << c["bytes"].get<int64_t>() << " bytes\n";
+  else out << " (not created yet)\n";
+}
+
+}  // namespace braze::cli
