@@ -56,6 +56,10 @@ class Runtime {
   jit::Isa cpu_isa() const { return cpu_isa_; }
   // Writes kernels to files as BRAZE_DUMP and BRAZE_DUMP_DIR ask.
   Dumper& dumper() { return dumper_; }
+  // Intermediates in one planned arena per realize (BRAZE_ARENA=1, or
+  // BRAZE_POISON=1, which also fills dead arena bytes with NaN).
+  bool arena() const { return arena_; }
+  bool poison() const { return poison_; }
 
   // Tensors created without an explicit device go here. Set by the
   // bz.device(...) scope; per thread, so scopes on different threads nest
@@ -69,6 +73,8 @@ class Runtime {
   BackendKind backend_;
   jit::Isa cpu_isa_;
   Dumper dumper_;
+  bool poison_;
+  bool arena_;
 };
 
 }  // namespace braze

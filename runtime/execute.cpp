@@ -1,11 +1,14 @@
 #include "runtime/execute.h"
 
+#include <cstring>
 #include <unordered_map>
 
 #include "fusion/spec_interpreter.h"
 #include "graph/check.h"
 #include "graph/reference.h"
 #include "jit_cpu/kernel_cache.h"
+#include "memplan/plan.h"
+#include "memplan/verify.h"
 #include "runtime/context.h"
 
 namespace braze {
@@ -14,8 +17,8 @@ namespace {
 
 class Executor {
  public:
-  Executor(const Schedule& s, const ArrayAllocator& allocate, KernelMode mode)
-      : s_(s), allocate_(allocate), mode_(mode) {}
+  Executor(const Schedule& s, const ArrayAllocator& allocate, KernelMode mode, MemoryOptions memory)
+      : s_(s), allocate_(allocate), mode_(mode), memory_(memory) {}
 
   std::vector<Array> run(std::span<const Array> inputs) {
     const Graph& g = s_.graph;
@@ -29,10 +32,14 @@ class Executor {
                   to_string(n.shape()));
       buffers_[id] = a;
     }
-    for (const Step& step : s_.steps) {
+    if (memory_.arena) plan_arena();
+    for (size_t k = 0; k < s_.steps.size(); ++k) {
+      const Step& step = s_.steps[k];
       if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group.nodes[0]);
       else kernel(step);
       Runtime::get().stats().kernels_launched.fetch_add(1, std::memory_order_relaxed);
+      if (memory_.poison && !dying_.empty())
+        for (const memplan::Placement& b : dying_[k]) poison(b.offset, b.bytes);
     }
     std::vector<Array> out;
     for (NodeId o : g.outputs) out.push_back(buffers_.at(o));
@@ -60,7 +67,7 @@ class Executor {
       const KernelOutput& ko = step.spec.outputs[k];
       BRAZE_ASSERT(ko.dtype == g[o].dtype && numel(step.spec.shape_of(ko.space)) == numel(g[o].shape()),
                    "kernel output ", k, " does not match node ", o, "\n", canonical_text(step.spec));
-      Array a = allocate_(g[o].dtype, g[o].shape());
+      Array a = allocate(g[o].dtype, g[o].shape(), o);
       outs.push_back(a.data.get());
       buffers_[o] = std::move(a);
     }
@@ -90,20 +97,59 @@ class Executor {
     const Graph& g = s_.graph;
     std::vector<reference::StridedArray> in;
     for (NodeId i : g[id].inputs) in.push_back({&buffers_.at(g.base(i)), g[i].view});
-    buffers_[id] = reference::evaluate_node(g[id], in, allocate_);
+    buffers_[id] = reference::evaluate_node(
+        g[id], in, [&](DType dtype, Shape shape) { return allocate(dtype, std::move(shape), id); });
+  }
+
+  // Places the intermediates in one arena (memplan/) and lays out what
+  // poison mode clears after each step.
+  void plan_arena() {
+    memplan::Liveness lives = memplan::liveness(s_);
+    memplan::MemoryPlan plan = memplan::plan_memory(lives);
+    // Cheap beside running the program, and a wrong plan is a silently
+    // wrong answer: checked every time.
+    memplan::verify_plan(lives, plan);
+    if (plan.arena_bytes == 0) return;  // only zero-size intermediates: nothing to share
+    arena_ = allocate_(DType::UInt8, {plan.arena_bytes});
+    Runtime::get().stats().arena_bytes.fetch_add(plan.arena_bytes, std::memory_order_relaxed);
+    if (memory_.poison) poison(0, plan.arena_bytes);
+    dying_.resize(s_.steps.size());
+    for (size_t i = 0; i < plan.buffers.size(); ++i) {
+      offsets_.emplace(plan.buffers[i].node, plan.buffers[i].offset);
+      // The buffer's own bytes, not its padding: the verifier vouches for those only.
+      dying_[lives.scratch[i].last].push_back({plan.buffers[i].node, plan.buffers[i].offset, lives.scratch[i].bytes});
+    }
+  }
+
+  // The buffer of node `id`: its place in the arena when it has one.
+  Array allocate(DType dtype, Shape shape, NodeId id) {
+    auto it = offsets_.find(id);
+    if (it == offsets_.end()) return allocate_(dtype, std::move(shape));
+    BRAZE_ASSERT(dtype == s_.graph[id].dtype && shape == s_.graph[id].shape(), "arena buffer of node ", id,
+                 " asked for as ", name(dtype), to_string(shape));
+    // Aliases the arena and keeps it alive as long as the buffer is.
+    return Array{dtype, std::move(shape), std::shared_ptr<std::byte[]>(arena_.data, arena_.data.get() + it->second)};
+  }
+
+  void poison(int64_t offset, int64_t bytes) {
+    std::memset(arena_.data.get() + offset, 0xFF, static_cast<size_t>(bytes));
   }
 
   const Schedule& s_;
   const ArrayAllocator& allocate_;
   KernelMode mode_;
+  MemoryOptions memory_;
   std::unordered_map<NodeId, Array> buffers_;
+  Array arena_;
+  std::unordered_map<NodeId, int64_t> offsets_;        // arena-placed nodes
+  std::vector<std::vector<memplan::Placement>> dying_;  // per step: the bytes of buffers it reads last
 };
 
 }  // namespace
 
 std::vector<Array> execute(const Schedule& s, std::span<const Array> inputs, const ArrayAllocator& allocate,
-                           KernelMode mode) {
-  return Executor(s, allocate, mode).run(inputs);
+                           KernelMode mode, MemoryOptions memory) {
+  return Executor(s, allocate, mode, memory).run(inputs);
 }
 
 }  // namespace braze

@@ -62,7 +62,8 @@ void realize(std::span<const Tensor> tensors) {
     results = reference::evaluate(lowered.graph, lowered.inputs, lowered.graph.outputs, counted);
     rt.stats().reference_evaluations.fetch_add(1, std::memory_order_relaxed);
   } else {
-    results = execute(make_schedule(lowered.graph), lowered.inputs, counted);
+    results = execute(make_schedule(lowered.graph), lowered.inputs, counted, KernelMode::Generated,
+                      MemoryOptions{.arena = rt.arena(), .poison = rt.poison()});
   }
   rt.stats().realizations.fetch_add(1, std::memory_order_relaxed);
   for (size_t i = 0; i < todo.size(); ++i) {

@@ -1,0 +1,100 @@
+// The executor with its intermediates in one planned arena: results equal
+// those of one allocation per buffer, bit for bit, with poison mode on (a
+// dead buffer's bytes become NaN, so a planner bug shows up as a wrong
+// answer); the arena is one allocation; outputs are never in it.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "fusion/schedule.h"
+#include "runtime/braze.h"
+#include "runtime/execute.h"
+#include "runtime/lower.h"
+#include "tests/cpp/random_graph.h"
+#include "tests/cpp/test_util.h"
+
+namespace braze {
+namespace {
+
+using testing::same_bits;
+
+constexpr MemoryOptions kPoisonedArena{.arena = true, .poison = true};
+
+// Keeps every array it hands out, to count them and find the arena.
+struct RecordingAllocator {
+  std::vector<Array> given;
+  ArrayAllocator fn() {
+    return [this](DType dtype, Shape shape) { return given.emplace_back(allocate_array(dtype, std::move(shape))); };
+  }
+};
+
+void expect_arena_equals_plain(const Schedule& s, std::span<const Array> inputs, KernelMode mode,
+                               const std::string& what) {
+  std::vector<Array> want = execute(s, inputs, allocate_array, mode);
+  std::vector<Array> got = execute(s, inputs, allocate_array, mode, kPoisonedArena);
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(same_bits(got[i], want[i])) << what << ", output " << i;
+}
+
+TEST(MemPlanExecute, RandomGraphsGiveTheSameResultsInAPoisonedArena) {
+  uint32_t first = testing::fuzz_first(), count = testing::fuzz_graphs(1000);
+  for (uint32_t seed = first; seed < first + count; ++seed) {
+    std::vector<Array> inputs;
+    Graph g = testing::RandomGraph(seed).build(inputs);
+    expect_arena_equals_plain(make_schedule(g), inputs, KernelMode::Interpreted, "seed " + std::to_string(seed));
+    if (HasFailure()) return;
+  }
+}
+
+Tensor random_tensor(Shape shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 0.5f);
+  std::vector<float> v(static_cast<size_t>(numel(shape)));
+  for (float& x : v) x = dist(rng);
+  return from_vector<float>(v, std::move(shape));
+}
+
+// Library calls between kernels: many intermediates, alive over several
+// steps, sharing the arena; run by generated code.
+Lowered small_transformer_block() {
+  const int64_t batch = 2, seq = 8, d = 16, heads = 2, dh = d / heads;
+  uint32_t seed = 0;
+  auto w = [&](Shape s) { return random_tensor(std::move(s), ++seed); };
+  auto split = [&](const Tensor& t) { return permute(reshape(t, {batch, seq, heads, dh}), {0, 2, 1, 3}); };
+  Tensor x = w({batch * seq, d});
+  Tensor h = layer_norm(x, w({d}), w({d}));
+  Tensor q = split(matmul(h, w({d, d}))), k = split(matmul(h, w({d, d}))), v = split(matmul(h, w({d, d})));
+  Tensor attn = softmax(matmul(q, matrix_transpose(k)) * 0.35, -1);
+  Tensor y = x + matmul(reshape(permute(matmul(attn, v), {0, 2, 1, 3}), {batch * seq, d}), w({d, d}));
+  Tensor f = gelu(matmul(layer_norm(y, w({d}), w({d})), w({d, 4 * d})) + w({4 * d}), "tanh");
+  Tensor out = y + matmul(f, w({4 * d, d}));
+  return lower(std::vector<Tensor>{out, attn});
+}
+
+TEST(MemPlanExecute, TransformerBlockGivesTheSameResultsInAPoisonedArena) {
+  Lowered l = small_transformer_block();
+  Schedule s = make_schedule(l.graph);
+  ASSERT_GT(s.steps.size(), 8u);
+  expect_arena_equals_plain(s, l.inputs, KernelMode::Generated, "generated");
+  expect_arena_equals_plain(s, l.inputs, KernelMode::Interpreted, "interpreted");
+}
+
+TEST(MemPlanExecute, TheArenaIsOneAllocationAndHoldsNoOutput) {
+  Lowered l = small_transformer_block();
+  Schedule s = make_schedule(l.graph);
+  RecordingAllocator plain, arena;
+  execute(s, l.inputs, plain.fn());
+  std::vector<Array> out = execute(s, l.inputs, arena.fn(), KernelMode::Generated, kPoisonedArena);
+  // Plain: one per output and per intermediate. Arena: one per output, plus the arena.
+  EXPECT_EQ(arena.given.size(), s.graph.outputs.size() + 1);
+  EXPECT_GT(plain.given.size(), arena.given.size() + 5);
+  const Array& a = arena.given.front();
+  ASSERT_EQ(a.dtype, DType::UInt8);
+  for (const Array& o : out) {
+    const std::byte* p = o.data.get();
+    EXPECT_TRUE(p + o.bytes() <= a.data.get() || p >= a.data.get() + a.bytes()) << "an output lies in the arena";
+  }
+}
+
+}  // namespace
+}  // namespace braze
