@@ -42,7 +42,7 @@ class CompiledKernel {
   virtual size_t text_size() const = 0;
   const RowPlan& plan() const { return plan_; }
   // Writes outputs with aligned non-temporal stores (Note [Streaming
-  // stores] in codegen.cpp): output buffers must be 64-byte aligned.
+  // stores] in gen_analysis.cpp): output buffers must be 64-byte aligned.
   bool streaming_stores() const { return streaming_stores_; }
   int64_t scratch_floats() const { return scratch_floats_; }
 

@@ -1,0 +1,118 @@
+// What the generator decides before it emits: whether it can emit the spec, which
+// values vary along the row, their stages and the number of passes, streaming stores.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include <unistd.h>
+
+#include "graph/infer.h"
+#include "jit_cpu/row_kernel_gen.h"
+
+namespace braze::jit::detail {
+
+namespace {
+
+// Note [Streaming stores]
+// A store to memory not in cache first reads the line (read for ownership),
+// so a kernel that writes an output far larger than the last-level cache
+// moves 3 bytes per byte it reads-and-writes, where a copy with
+// non-temporal stores moves 2. Such outputs are written with vmovntps,
+// which needs aligned addresses: it is used when every row of a float32
+// or int32 output starts on a vector boundary (rows a multiple of the vector width;
+// launch checks the buffers are 64-byte aligned) and for full vectors only.
+// Below the threshold the output is likely read again soon from cache by
+// the next kernel, and a cached store is better.
+int64_t streaming_store_threshold() {
+  static const int64_t bytes = [] {
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return std::max<int64_t>(l3 > 0 ? l3 : 0, int64_t{8} << 20);
+  }();
+  return bytes;
+}
+
+}  // namespace
+
+template <class Vmm>
+void RowKernelGen<Vmm>::check_supported() {
+  for (const KernelInput& in : s_.inputs) {
+    if (!lanes_of(in.dtype)) throw Unsupported(std::string("inputs of dtype ") + std::string(name(in.dtype)));
+    if (in.kind == KernelInput::Kind::Arange && in.dtype != DType::Float32 && lanes_of(in.dtype) != Lanes::Int)
+      throw Unsupported("an arange of dtype " + std::string(name(in.dtype)));
+  }
+  for (size_t v = 0; v < s_.body.size(); ++v) {
+    const KernelOp& op = s_.body[v];
+    if (!lanes_of(op.dtype) && !int64_row_total(static_cast<int32_t>(v)))
+      throw Unsupported("values of dtype " + std::string(name(op.dtype)));
+    // float32 lanes round an int32 past 2^24, which a comparison would
+    // see (16777217 == 16777216.0f); the reference compares exactly.
+    if (info(op.op).dtype_rule == DTypeRule::Compare && compute_lanes(compute_dtype_of(op)) == Lanes::Float)
+      for (int32_t a : op.args)
+        if (s_.body[a].dtype == DType::Int32) throw Unsupported("comparisons of int32 with float values");
+  }
+  for (size_t k = 0; k < s_.inputs.size(); ++k) {
+    const RowPlan::Access& a = p_.inputs[k];
+    if (!fits_int32(a.inner_stride * (p_.row_length + V)) || !fits_int32(a.offset))
+      throw Unsupported("strides past 32 bits");
+    for (int64_t st : a.outer_strides)
+      if (!fits_int32(st)) throw Unsupported("strides past 32 bits");
+    if (!fits_int32(a.reduce_stride * 8)) throw Unsupported("strides past 32 bits");
+  }
+}
+
+template <class Vmm>
+DType RowKernelGen<Vmm>::compute_dtype_of(const KernelOp& op) const {
+  std::vector<DType> in;
+  for (int32_t a : op.args) in.push_back(s_.body[a].dtype);
+  return compute_dtype(op.op, in, op.dtype);
+}
+
+template <class Vmm>
+bool RowKernelGen<Vmm>::reduces(const KernelOp& op) const {
+  return is_reduce(op.op) && !op.attr.ints.empty() && (p_.reduces || p_.columns);
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::analyse() {
+  const size_t n = s_.body.size();
+  elem_.assign(n, false);
+  stage_.assign(n, 0);
+  for (size_t v = 0; v < n; ++v) {
+    const KernelOp& op = s_.body[v];
+    if (op.op == Op::Input) {
+      const KernelInput& in = s_.inputs[op.input];
+      elem_[v] = in.kind != KernelInput::Kind::Scalar && p_.inputs[op.input].inner_stride != 0;
+    } else if (reduces(op)) {
+      stage_[v] = stage_[op.args[0]] + 1;
+      // A column reduction varies along the row, unless the row is reduced too.
+      elem_[v] = p_.columns && !p_.reduces && elem_[op.args[0]];
+    } else {
+      for (int32_t a : op.args) {
+        elem_[v] = elem_[v] || elem_[a];
+        stage_[v] = std::max(stage_[v], stage_[a]);
+      }
+    }
+  }
+  passes_ = 0;
+  for (size_t v = 0; v < n; ++v)
+    if (reduces(s_.body[v])) passes_ = std::max(passes_, stage_[s_.body[v].args[0]] + 1);
+  for (const KernelOutput& o : s_.outputs)
+    if (stored_per_element(o)) passes_ = std::max(passes_, stage_[o.value] + 1);
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::decide_streaming() {
+  if (p_.row_length % V != 0) return;
+  int64_t bytes = 0;
+  for (const KernelOutput& o : s_.outputs) {
+    if (!stored_per_element(o)) continue;
+    if (itemsize(o.dtype) != 4) return;  // float32 and int32: whole registers
+    bytes += p_.rows() * p_.row_length * 4;
+  }
+  stream_ = bytes >= streaming_store_threshold();
+}
+
+template class RowKernelGen<Xbyak::Ymm>;
+template class RowKernelGen<Xbyak::Zmm>;
+
+}  // namespace braze::jit::detail

@@ -1,0 +1,378 @@
+// Column reductions (Note [Column reductions] in row_plan.h): passes down the
+// columns with per-column accumulators in scratch.
+#include <algorithm>
+#include <iterator>
+#include <vector>
+
+#include "jit_cpu/row_kernel_gen.h"
+
+namespace braze::jit::detail {
+
+template <class Vmm>
+std::vector<int32_t> RowKernelGen<Vmm>::column_reductions() const {
+  std::vector<int32_t> out;
+  for (size_t v = 0; v < s_.body.size(); ++v)
+    if (reduces(s_.body[v])) out.push_back(static_cast<int32_t>(v));
+  return out;
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::check_columns() {
+  for (size_t v = 0; v < s_.body.size(); ++v) {
+    const KernelOp& op = s_.body[v];
+    if (reduces(op) && !elem_[op.args[0]])
+      throw Unsupported("a column reduction of a value that does not vary along the row");
+  }
+  for (const KernelOutput& o : s_.outputs)
+    if (!elem_[o.value] && !(p_.reduces && o.space == Space::Reduced))
+      throw Unsupported("a column reduction with an output that does not vary along the row");
+}
+
+// Passes down the columns: pass p feeds the reductions of values of stage
+// p and stores the Full outputs of stage p (x - x.mean(0) takes two).
+template <class Vmm>
+int RowKernelGen<Vmm>::column_passes() const {
+  int n = 1;
+  for (size_t v = 0; v < s_.body.size(); ++v)
+    if (reduces(s_.body[v])) n = std::max(n, stage_[s_.body[v].args[0]] + 1);
+  for (const KernelOutput& o : s_.outputs)
+    if (o.space == Space::Full) n = std::max(n, stage_[o.value] + 1);
+  return n;
+}
+
+template <class Vmm>
+template <class F>
+void RowKernelGen<Vmm>::each_vector(int64_t width, F body) {
+  xor_(r8, r8);
+  if (width >= V) {
+    Xbyak::Label loop;
+    L_(loop);
+    body(false);
+    add(r8, V);
+    cmp(r8, static_cast<int>(width - V));
+    jle(loop, T_NEAR);
+  }
+  if (width % V != 0) {
+    mov(r8, width - width % V);
+    body(true);
+  }
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::generate_columns() {
+  check_columns();
+  const std::vector<int32_t> reds = column_reductions();
+  stash_slot_.assign(s_.body.size(), -1);
+  for (size_t i = 0; i < reds.size(); ++i) stash_slot_[reds[i]] = static_cast<int>(2 * i);
+  max_stashes_ = static_cast<int>(2 * reds.size());
+  if (p_.reduces) {  // and one for each reduction's value per unit
+    unit_slot_.assign(s_.body.size(), -1);
+    for (int32_t r : reds) unit_slot_[r] = max_stashes_++;
+  }
+  const int outer = static_cast<int>(p_.outer.size());
+  in_slot_ = kIndex + 8 * outer;
+  out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
+  count_slot_ = out_slot_ + 8 * static_cast<int>(s_.outputs.size());
+  frame_ = (count_slot_ + 8 + 15) / 16 * 16 + 8;
+
+  sub(rsp, frame_);
+  mov(qword[rsp + kScratchPtr], r8);
+  for (int d = 0; d < outer; ++d) {
+    mov(rax, qword[rcx + 8 * d]);
+    mov(qword[rsp + kIndex + 8 * d], rax);
+  }
+  const int64_t tiles = p_.outer.back(), last = p_.row_length - (tiles - 1) * p_.column_tile;
+  Xbyak::Label unit_loop, done, next, last_tile;
+  L(unit_loop);
+  cmp(rsi, rdx);
+  jge(done, T_NEAR);
+  column_output_pointers();
+  if (last != p_.column_tile) {
+    mov(rax, qword[rsp + kIndex + 8 * (outer - 1)]);
+    cmp(rax, static_cast<int>(tiles - 1));
+    je(last_tile, T_NEAR);
+  }
+  column_unit(p_.column_tile, reds);
+  if (last != p_.column_tile) {
+    jmp(next, T_NEAR);
+    L(last_tile);
+    column_unit(last, reds);
+  }
+  L(next);
+  next_row(1);
+  inc(rsi);
+  jmp(unit_loop, T_NEAR);
+  L(done);
+  add(rsp, frame_);
+  vzeroupper();
+  ret();
+  k_.emit();
+  ready();
+}
+
+// Outputs are dense [O..., C]: unit (o, t) starts at o * C + t * tile.
+template <class Vmm>
+void RowKernelGen<Vmm>::column_output_pointers() {
+  const int outer = static_cast<int>(p_.outer.size());
+  xor_(rax, rax);
+  for (int d = 0; d + 1 < outer; ++d) {
+    imul(rax, rax, static_cast<int>(p_.outer[d]));
+    add(rax, qword[rsp + kIndex + 8 * d]);
+  }
+  if (!p_.reduces) {  // reduced along the row too: one value per unit
+    imul(rax, rax, static_cast<int>(p_.row_length));
+    mov(r9, qword[rsp + kIndex + 8 * (outer - 1)]);
+    imul(r9, r9, static_cast<int>(p_.column_tile));
+    add(rax, r9);
+  }
+  mov(r11, rax);
+  for (size_t k = 0; k < s_.outputs.size(); ++k) {
+    if (s_.outputs[k].space == Space::Full) continue;  // full_output_pointers, per pass
+    imul(rax, r11, static_cast<int>(itemsize_of(s_.outputs[k].dtype)));
+    mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
+    add(rax, qword[r10 + 8 * static_cast<int>(k)]);
+    mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
+  }
+}
+
+// Full outputs are dense over the domain: walked like inputs, from the
+// unit's first row.
+template <class Vmm>
+void RowKernelGen<Vmm>::full_output_pointers() {
+  for (size_t k = 0; k < s_.outputs.size(); ++k) {
+    if (s_.outputs[k].space != Space::Full) continue;
+    const RowPlan::Access& a = p_.full_outputs[k];
+    xor_(rax, rax);
+    for (size_t d = 0; d < p_.outer.size(); ++d) {
+      mov(r9, qword[rsp + kIndex + 8 * static_cast<int>(d)]);
+      imul(r9, r9, static_cast<int>(a.outer_strides[d]));
+      add(rax, r9);
+    }
+    imul(rax, rax, static_cast<int>(itemsize_of(s_.outputs[k].dtype)));
+    mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
+    add(rax, qword[r10 + 8 * static_cast<int>(k)]);
+    mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
+  }
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::column_unit(int64_t width, const std::vector<int32_t>& reds) {
+  width_ = width;
+  if constexpr (kZmm) {
+    int64_t t = width % V;
+    mov(eax, t ? (1u << t) - 1 : 0xffff);
+    kmovw(k1, eax);
+  }
+  each_vector(width, [&](bool) {
+    for (int32_t r : reds) {
+      vmovaps(scratch(0), start_value(r));
+      vmovups(stash_at(stash_slot_[r]), scratch(0));
+      if (s_.body[r].op == Op::Sum) vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
+    }
+  });
+  if (p_.reduces) {
+    // An empty reduction: the identities stand (R is known here).
+    for (int p = 0; p < column_passes(); ++p) {
+      if (p_.reduce_length > 0) column_pass(p, width);
+      for (int32_t r : reds)
+        if (stage_[s_.body[r].args[0]] == p) reduce_along_row(r, width);
+    }
+    unit_results(column_passes());
+    return;
+  }
+  Xbyak::Label no_rows;
+  if (p_.reduce_length == 0) jmp(no_rows, T_NEAR);  // an empty reduction: the identities stand
+  for (int p = 0; p < column_passes(); ++p) column_pass(p, width);
+  L(no_rows);
+  // The per-column results and what the group computes from them.
+  Pass results;
+  std::vector<bool> need(s_.body.size(), false), from_total(s_.body.size(), false);
+  for (size_t k = 0; k < s_.outputs.size(); ++k) {
+    if (s_.outputs[k].space == Space::Full) continue;  // stored on the way down
+    results.stores.push_back(k);
+    mark_results(s_.outputs[k].value, need, from_total);
+  }
+  for (size_t v = 0; v < s_.body.size(); ++v) {
+    if (need[v]) results.values.push_back(static_cast<int32_t>(v));
+    if (from_total[v]) results.from_stash.push_back(static_cast<int32_t>(v));
+  }
+  const_reg_.assign(s_.body.size(), -1);
+  for (size_t v = 0; v < s_.body.size(); ++v) {
+    const KernelOp& op = s_.body[v];
+    if (elem_[v] || stage_[v] != 0 || op.space != Space::Reduced) continue;
+    const_reg_[v] = alloc();
+    if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
+    else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
+  }
+  if (!results.stores.empty()) each_vector(width, [&](bool tail) { pass_body(results, tail); });
+  std::fill(std::begin(used_), std::end(used_), false);
+}
+
+// Pass p down the R rows of the unit: computes per element what the
+// pass's reductions and Full outputs need, reading the per-column totals
+// of earlier passes' reductions from scratch.
+template <class Vmm>
+void RowKernelGen<Vmm>::column_pass(int p, int64_t width) {
+  Pass down;
+  std::vector<bool> need(s_.body.size(), false), from_total(s_.body.size(), false);
+  std::vector<int32_t> sums;
+  for (size_t v = 0; v < s_.body.size(); ++v) {
+    const KernelOp& op = s_.body[v];
+    if (!reduces(op) || stage_[op.args[0]] != p) continue;
+    down.reductions.push_back(static_cast<int32_t>(v));
+    if (op.op == Op::Sum) sums.push_back(static_cast<int32_t>(v));
+    mark_results(op.args[0], need, from_total);
+  }
+  for (size_t k = 0; k < s_.outputs.size(); ++k) {
+    if (s_.outputs[k].space != Space::Full || stage_[s_.outputs[k].value] != p) continue;
+    down.stores.push_back(k);
+    mark_results(s_.outputs[k].value, need, from_total);
+  }
+  for (size_t v = 0; v < s_.body.size(); ++v) {
+    if (need[v]) down.values.push_back(static_cast<int32_t>(v));
+    if (from_total[v]) down.from_stash.push_back(static_cast<int32_t>(v));
+  }
+  input_pointers();
+  full_output_pointers();
+  mov(qword[rsp + count_slot_], 0);
+  Xbyak::Label row;
+  L(row);
+  unit_constants(p);
+  each_vector(width, [&](bool tail) { pass_body(down, tail); });
+  std::fill(std::begin(used_), std::end(used_), false);
+  for (size_t k = 0; k < s_.inputs.size(); ++k) {
+    const KernelInput& in = s_.inputs[k];
+    int64_t step = p_.inputs[k].reduce_stride * (in.kind == KernelInput::Kind::Buffer ? itemsize_of(in.dtype) : 1);
+    if (step != 0) add(qword[rsp + in_slot_ + 8 * static_cast<int>(k)], static_cast<int>(step));
+  }
+  for (size_t k : down.stores) {
+    int64_t step = p_.full_outputs[k].reduce_stride * itemsize_of(s_.outputs[k].dtype);
+    add(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], static_cast<int>(step));
+  }
+  inc(qword[rsp + count_slot_]);
+  if (!sums.empty()) {
+    Xbyak::Label skip;
+    test(qword[rsp + count_slot_], kColumnBlock - 1);
+    jnz(skip, T_NEAR);
+    fold_column_blocks(width, sums);
+    L(skip);
+  }
+  mov(rax, p_.reduce_length);
+  cmp(qword[rsp + count_slot_], rax);
+  jl(row, T_NEAR);
+  if (!sums.empty() && p_.reduce_length % kColumnBlock != 0) fold_column_blocks(width, sums);
+}
+
+// Registers for the values that do not vary along the row up to stage
+// `st`: inputs and constants, and when the row is reduced too, the units'
+// reduction values (from their scratch slots) and what is computed from
+// them. Recomputed per row of a pass: a handful of instructions per row.
+template <class Vmm>
+void RowKernelGen<Vmm>::unit_constants(int st) {
+  const_reg_.assign(s_.body.size(), -1);
+  std::fill(std::begin(used_), std::end(used_), false);
+  for (size_t v = 0; v < s_.body.size(); ++v) {
+    const KernelOp& op = s_.body[v];
+    if (elem_[v] || stage_[v] > st) continue;
+    const_reg_[v] = alloc();
+    if (reduces(op)) vmovups(vr(const_reg_[v]), unit_value_at(unit_slot_[v]));
+    else if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
+    else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
+  }
+}
+
+// Reduced along the row too: the unit's outputs, one value each.
+template <class Vmm>
+void RowKernelGen<Vmm>::unit_results(int st) {
+  unit_constants(st);
+  for (size_t k = 0; k < s_.outputs.size(); ++k)
+    if (s_.outputs[k].space == Space::Reduced) store_scalar(k, vr(const_reg_[s_.outputs[k].value]));
+  std::fill(std::begin(used_), std::end(used_), false);
+}
+
+template <class Vmm>
+Xbyak::Address RowKernelGen<Vmm>::unit_value_at(int slot) {
+  mov(rax, qword[rsp + kScratchPtr]);
+  return ptr[rax + slot * stash_row_bytes()];
+}
+
+// Reduction r's per-column totals reduced along the row, broadcast into
+// its unit slot. Sums are blocked like a row's (Note [Blocked sums]).
+template <class Vmm>
+void RowKernelGen<Vmm>::reduce_along_row(int32_t r, int64_t width) {
+  Op op = s_.body[r].op;
+  std::fill(std::begin(used_), std::end(used_), false);
+  const Vmm acc = vr(alloc()), block = vr(alloc());
+  vmovaps(acc, k_.bits_of(identity(r)));
+  vmovaps(block, k_.bits_of(identity(r)));
+  each_vector(width, [&](bool tail) {
+    vmovups(scratch(0), stash_at(stash_slot_[r]));
+    if (tail) {  // lanes past the row: the identity
+      vmovaps(scratch(1), k_.bits_of(identity(r)));
+      vmovups(scratch(2), tail_mask());
+      ops_.blend(scratch(0), scratch(1), scratch(0), scratch(2));
+    }
+    combine(op, lanes(r), ops_, block, scratch(0), scratch(1));
+    if (op == Op::Sum) {
+      Xbyak::Label same_block;
+      lea(rax, ptr[r8 + V]);
+      test(rax, kSumBlock - 1);
+      jnz(same_block);
+      vaddps(acc, acc, block);
+      vmovaps(block, k_(-0.0f));
+      L(same_block);
+    }
+  });
+  if (op == Op::Sum) vaddps(acc, acc, block);
+  else vmovaps(acc, block);
+  vmovups(ptr[rsp + kBounce], acc);
+  Xbyak::Xmm a(0), b(1), s(2);
+  VectorOps<Xbyak::Xmm> x(*this, k_);
+  vmovss(a, dword[rsp + kBounce]);
+  for (int i = 1; i < V; ++i) {
+    vmovss(b, dword[rsp + kBounce + 4 * i]);
+    combine(op, lanes(r), x, a, b, s);
+  }
+  vbroadcastss(acc, a);
+  vmovups(unit_value_at(unit_slot_[r]), acc);
+  std::fill(std::begin(used_), std::end(used_), false);
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::mark_results(int32_t v, std::vector<bool>& need, std::vector<bool>& from_total) const {
+  if (need[v] || from_total[v] || !elem_[v]) return;
+  if (reduces(s_.body[v])) {
+    from_total[v] = true;
+    return;
+  }
+  need[v] = true;
+  for (int32_t a : s_.body[v].args) mark_results(a, need, from_total);
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::fold_column_blocks(int64_t width, const std::vector<int32_t>& sums) {
+  each_vector(width, [&](bool) {
+    for (int32_t r : sums) {
+      vmovups(scratch(0), stash_at(stash_slot_[r]));
+      vaddps(scratch(0), scratch(0), stash_at(stash_slot_[r] + 1));
+      vmovups(stash_at(stash_slot_[r]), scratch(0));
+      vmovaps(scratch(0), k_(-0.0f));
+      vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
+    }
+  });
+}
+
+// acc = op(acc, x) in the reduction's scratch row (the block for a sum).
+template <class Vmm>
+void RowKernelGen<Vmm>::accumulate_column(int32_t r, const Vmm& x) {
+  Op op = s_.body[r].op;
+  int slot = stash_slot_[r] + (op == Op::Sum ? 1 : 0);
+  vmovups(scratch(1), stash_at(slot));
+  combine(op, lanes(r), ops_, scratch(1), x, scratch(2));
+  vmovups(stash_at(slot), scratch(1));
+}
+
+template class RowKernelGen<Xbyak::Ymm>;
+template class RowKernelGen<Xbyak::Zmm>;
+
+}  // namespace braze::jit::detail

@@ -1,0 +1,355 @@
+// Loads and stores of every dtype: full vectors, tails (k-masks, vmaskmov or the
+// stack bounce), strided and tiled inputs, row constants, streaming stores.
+#include <array>
+#include <string>
+
+#include "jit_cpu/row_kernel_gen.h"
+
+namespace braze::jit::detail {
+
+template <class Vmm>
+Xbyak::Address RowKernelGen<Vmm>::tail_mask() {
+  std::array<uint32_t, 16> m{};
+  for (int64_t i = 0; i < width_ % V; ++i) m[i] = 0xffffffffu;
+  return k_.lanes(m);
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::load_element(int32_t k, const Vmm& dst, bool tail) {
+  const KernelInput& in = s_.inputs[k];
+  const int64_t stride = p_.inputs[k].inner_stride;
+  if (from_tile_ && tile_of_[k] >= 0) {
+    vmovups(dst, ptr[rsp + tile_slot_ + ((tile_of_[k] * G + group_row_) * W + tile_column_) * 4]);
+    return;
+  }
+  input_base(k);
+  if (in.kind == KernelInput::Kind::Arange) {  // start + i * step, i the element's index
+    imul(r9, r8, static_cast<int>(stride));
+    add(rax, r9);
+    vmovq(Xbyak::Xmm(0), rax);
+    vpbroadcastd(dst, Xbyak::Xmm(0));
+    std::array<uint32_t, 16> lanes{};
+    for (int i = 0; i < 16; ++i) lanes[i] = static_cast<uint32_t>(i * stride);
+    vpaddd(dst, dst, k_.lanes(lanes));
+    mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
+    vpbroadcastd(scratch(0), dword[r10 + 8 * k + 4]);
+    vpbroadcastd(scratch(1), dword[r10 + 8 * k]);
+    if (lanes_of(in.dtype) == Lanes::Int) {  // int32 arithmetic wraps as the reference's int64 does, mod 2^32
+      vpmulld(dst, dst, scratch(0));
+      vpaddd(dst, dst, scratch(1));
+      ints_.wrap(dst, dst, DType::Int32, in.dtype);
+      return;
+    }
+    vcvtdq2ps(dst, dst);
+    vfmadd213ps(dst, scratch(0), scratch(1));
+    return;
+  }
+  const int size = static_cast<int>(itemsize(in.dtype));
+  Xbyak::RegExp at = rax + r8 * size;
+  if (stride != 1 && size != 4) {
+    // No gathers of 8- and 16-bit elements (a 32-bit gather would read
+    // past the buffer's end): the lanes are copied one by one into the
+    // bounce area and loaded from there as a contiguous vector.
+    imul(r9, r8, static_cast<int>(stride * size));
+    add(rax, r9);
+    bounce_strided(size, stride * size, tail ? static_cast<int>(width_ % V) : V);
+    at = rsp + kBounce;
+    tail = false;
+  } else if (stride != 1) {  // a gather of 32-bit elements
+    std::array<uint32_t, 16> lanes{};
+    for (int i = 0; i < 16; ++i) lanes[i] = static_cast<uint32_t>(i * stride);
+    imul(r9, r8, static_cast<int>(stride * size));
+    add(rax, r9);
+    vmovups(scratch(3), k_.lanes(lanes));
+    vxorps(dst, dst, dst);
+    if constexpr (kZmm) {
+      if (tail) kmovw(k3, k1);
+      else kxnorw(k3, k3, k3);
+      vgatherdps(dst | k3, ptr[rax + scratch(3) * 4]);
+    } else {
+      if (tail) vmovups(scratch(4), tail_mask());
+      else vpcmpeqd(scratch(4), scratch(4), scratch(4));
+      vgatherdps(dst, ptr[rax + scratch(3) * 4], scratch(4));
+    }
+    return;
+  }
+  if (tail && !kZmm) {
+    if (size == 4) {
+      vmovups(scratch(4), tail_mask());
+      vmaskmovps(dst, scratch(4), ptr[at]);
+      return;
+    }
+    bounce_in(size);  // the partial vector, copied to the stack
+    at = rsp + kBounce;
+    tail = false;
+  }
+  // An AVX-512 tail loads under k1, zeroing the lanes past the row; any
+  // other load is whole (an AVX2 tail was bounced to the stack above).
+  auto load = [&](auto&& emit) {
+    if constexpr (kZmm) {
+      if (tail) return emit(dst | k1 | T_z);
+    }
+    emit(dst);
+  };
+  const Xbyak::Address from = ptr[at];
+  switch (in.dtype) {
+    case DType::Float32:
+    case DType::Int32: load([&](const Vmm& d) { vmovups(d, from); }); break;
+    case DType::Int8: load([&](const Vmm& d) { vpmovsxbd(d, from); }); break;
+    case DType::UInt8: load([&](const Vmm& d) { vpmovzxbd(d, from); }); break;
+    case DType::Float16: load([&](const Vmm& d) { vcvtph2ps(d, from); }); break;
+    case DType::BFloat16:
+      load([&](const Vmm& d) { vpmovzxwd(d, from); });
+      vpslld(dst, dst, 16);
+      break;
+    case DType::Bool:
+      load([&](const Vmm& d) { vpmovzxbd(d, from); });
+      int_to_mask(dst);
+      break;
+    default: throw Unsupported("loads of " + std::string(name(in.dtype)));
+  }
+}
+
+// Copies the row's last partial vector (elements r8 .. L) of `size`-byte
+// elements at rax into the zeroed bounce area (AVX2 has no masked loads of
+// 8- and 16-bit elements).
+template <class Vmm>
+void RowKernelGen<Vmm>::bounce_in(int size) {
+  vxorps(Xbyak::Ymm(0), Xbyak::Ymm(0), Xbyak::Ymm(0));
+  vmovups(ptr[rsp + kBounce], Xbyak::Ymm(0));
+  for (int i = 0; i < width_ % V; ++i) {
+    if (size == 2) {
+      movzx(r9d, word[rax + r8 * 2 + 2 * i]);
+      mov(word[rsp + kBounce + 2 * i], r9w);
+    } else {
+      movzx(r9d, byte[rax + r8 + i]);
+      mov(byte[rsp + kBounce + i], r9b);
+    }
+  }
+}
+
+// Copies `n` elements of `size` bytes, `step` bytes apart from rax on,
+// into the zeroed bounce area.
+template <class Vmm>
+void RowKernelGen<Vmm>::bounce_strided(int size, int64_t step, int n) {
+  vxorps(Xbyak::Ymm(0), Xbyak::Ymm(0), Xbyak::Ymm(0));
+  vmovups(ptr[rsp + kBounce], Xbyak::Ymm(0));
+  for (int i = 0; i < n; ++i) {
+    if (size == 2) {
+      movzx(r9d, word[rax + static_cast<int>(i * step)]);
+      mov(word[rsp + kBounce + 2 * i], r9w);
+    } else {
+      movzx(r9d, byte[rax + static_cast<int>(i * step)]);
+      mov(byte[rsp + kBounce + i], r9b);
+    }
+  }
+}
+
+// the partial vector at the bounce area to r8.. at rax
+template <class Vmm>
+void RowKernelGen<Vmm>::bounce_out(int size) {
+  for (int i = 0; i < width_ % V; ++i) {
+    if (size == 2) {
+      movzx(r9d, word[rsp + kBounce + 2 * i]);
+      mov(word[rax + r8 * 2 + 2 * i], r9w);
+    } else {
+      movzx(r9d, byte[rsp + kBounce + i]);
+      mov(byte[rax + r8 + i], r9b);
+    }
+  }
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::load_constant(int32_t k, const Vmm& dst) {
+  const KernelInput& in = s_.inputs[k];
+  Xbyak::Xmm x0(0);
+  switch (in.kind) {
+    case KernelInput::Kind::Scalar:  // passed as its lane (LaunchArgs)
+      mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
+      vbroadcastss(dst, dword[r10 + 8 * k]);
+      return;
+    case KernelInput::Kind::Arange:
+      input_base(k);
+      mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
+      if (lanes_of(in.dtype) == Lanes::Int) {
+        imul(eax, dword[r10 + 8 * k + 4]);
+        add(eax, dword[r10 + 8 * k]);
+        vmovd(x0, eax);
+        vpbroadcastd(dst, x0);
+        ints_.wrap(dst, dst, DType::Int32, in.dtype);
+        return;
+      }
+      vcvtsi2ss(x0, x0, rax);
+      vmulss(x0, x0, dword[r10 + 8 * k + 4]);
+      vaddss(x0, x0, dword[r10 + 8 * k]);
+      vbroadcastss(dst, x0);
+      return;
+    case KernelInput::Kind::Buffer: break;
+  }
+  input_base(k);
+  switch (in.dtype) {
+    case DType::Float32:
+    case DType::Int32: vbroadcastss(dst, dword[rax]); return;
+    case DType::Int8:
+    case DType::UInt8:
+      if (in.dtype == DType::Int8) movsx(r9d, byte[rax]);
+      else movzx(r9d, byte[rax]);
+      vmovd(x0, r9d);
+      vpbroadcastd(dst, x0);
+      return;
+    case DType::Float16:
+      movzx(r9d, word[rax]);
+      vmovd(x0, r9d);
+      vcvtph2ps(x0, x0);
+      vbroadcastss(dst, x0);
+      return;
+    case DType::BFloat16:
+      movzx(r9d, word[rax]);
+      shl(r9d, 16);
+      vmovd(x0, r9d);
+      vbroadcastss(dst, x0);
+      return;
+    case DType::Bool:
+      movzx(r9d, byte[rax]);
+      vmovd(x0, r9d);
+      vpbroadcastd(dst, x0);
+      int_to_mask(dst);
+      return;
+    default: throw Unsupported("loads of " + std::string(name(in.dtype)));
+  }
+}
+
+// float32 lanes to bfloat16 bits in the low half of each 32-bit lane,
+// rounding to nearest even; NaN stays a quiet NaN.
+template <class Vmm>
+void RowKernelGen<Vmm>::to_bf16_bits(const Vmm& dst, const Vmm& x) {
+  vpsrld(scratch(1), x, 16);
+  vandps(scratch(1), scratch(1), k_.bits_of(1));
+  vpaddd(scratch(1), scratch(1), k_.bits_of(0x7fff));
+  vpaddd(dst, x, scratch(1));
+  vpsrld(dst, dst, 16);
+  ops_.cmp(scratch(1), x, x, Ops::Unord);
+  vmovaps(scratch(2), k_.bits_of(0x7fc0));
+  ops_.blend(dst, dst, scratch(2), scratch(1));
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::store_element(size_t k, const Vmm& x, bool tail) {
+  const KernelOutput& o = s_.outputs[k];
+  const int size = static_cast<int>(itemsize(o.dtype));
+  output_base(k);
+  Xbyak::Address at = ptr[rax + r8 * size];
+  if constexpr (kZmm) {
+    const Xbyak::Ymm y0(0);
+    switch (o.dtype) {
+      case DType::Float32:
+      case DType::Int32:
+        if (tail) vmovups(at | k1, x);
+        else if (stream_) vmovntps(at, x);
+        else vmovups(at, x);
+        return;
+      case DType::Int8:
+      case DType::UInt8: tail ? vpmovdb(at | k1, x) : vpmovdb(at, x); return;  // in range: truncation is exact
+      case DType::Float16: tail ? vcvtps2ph(at | k1, x, 0) : vcvtps2ph(at, x, 0); return;
+      case DType::BFloat16:
+        to_bf16_bits(scratch(0), x);
+        tail ? vpmovdw(at | k1, scratch(0)) : vpmovdw(at, scratch(0));
+        return;
+      case DType::Bool:
+        vpsrld(scratch(0), x, 31);
+        tail ? vpmovdb(at | k1, scratch(0)) : vpmovdb(at, scratch(0));
+        return;
+      default: break;
+    }
+    (void)y0;
+  } else {
+    const Xbyak::Xmm x0(0), x1(1), xl(x.getIdx());
+    switch (o.dtype) {
+      case DType::Float32:
+      case DType::Int32:
+        if (tail) {
+          vmovups(scratch(4), tail_mask());
+          vmaskmovps(at, scratch(4), x);
+        } else if (stream_) {
+          vmovntps(at, x);
+        } else {
+          vmovups(at, x);
+        }
+        return;
+      case DType::Float16: vcvtps2ph(x0, x, 0); break;
+      case DType::BFloat16:
+        to_bf16_bits(scratch(0), x);
+        vextracti128(x1, scratch(0), 1);
+        vpackusdw(x0, x0, x1);
+        break;
+      case DType::Bool:
+        vpsrld(scratch(0), x, 31);
+        vextracti128(x1, scratch(0), 1);
+        vpackusdw(x0, x0, x1);
+        vpackuswb(x0, x0, x0);
+        break;
+      case DType::Int8:  // in range: the saturating packs are exact
+        vextracti128(x1, x, 1);
+        vpackssdw(x0, xl, x1);
+        vpacksswb(x0, x0, x0);
+        break;
+      case DType::UInt8:
+        vextracti128(x1, x, 1);
+        vpackusdw(x0, xl, x1);
+        vpackuswb(x0, x0, x0);
+        break;
+      default: throw Unsupported("stores of " + std::string(name(o.dtype)));
+    }
+    if (!tail) {
+      if (size == 2) vmovdqu(at, x0);
+      else vmovq(at, x0);
+      return;
+    }
+    vmovdqu(ptr[rsp + kBounce], x0);
+    bounce_out(size);
+    return;
+  }
+  throw Unsupported("stores of " + std::string(name(o.dtype)));
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::store_scalar(size_t k, const Vmm& x) {
+  const KernelOutput& o = s_.outputs[k];
+  mov(rax, qword[rsp + out_slot_ + 8 * static_cast<int>(k)]);
+  Xbyak::Xmm x0(0), xv(x.getIdx());
+  switch (o.dtype) {
+    case DType::Float32:
+    case DType::Int32: vmovss(dword[rax], xv); return;
+    case DType::Int64: vmovq(qword[rax], xv); return;  // Note [Integer sums]
+    case DType::Int8:
+    case DType::UInt8:
+      vmovd(r9d, xv);
+      mov(byte[rax], r9b);
+      return;
+    case DType::Float16:
+      vcvtps2ph(x0, xv, 0);
+      vpextrw(word[rax], x0, 0);
+      return;
+    case DType::BFloat16:
+      vmovd(r9d, xv);
+      mov(r10d, r9d);
+      shr(r10d, 16);
+      and_(r10d, 1);
+      add(r9d, 0x7fff);
+      add(r9d, r10d);
+      shr(r9d, 16);
+      mov(word[rax], r9w);
+      return;
+    case DType::Bool:
+      vmovd(r9d, xv);
+      shr(r9d, 31);
+      mov(byte[rax], r9b);
+      return;
+    default: throw Unsupported("stores of " + std::string(name(o.dtype)));
+  }
+}
+
+template class RowKernelGen<Xbyak::Ymm>;
+template class RowKernelGen<Xbyak::Zmm>;
+
+}  // namespace braze::jit::detail

@@ -1,0 +1,247 @@
+// Reductions along the row: accumulators, blocked sums, integer sums, arg
+// reductions, and the horizontal step that makes a row constant.
+#include <array>
+#include <bit>
+#include <cmath>
+#include <string>
+
+#include "jit_cpu/row_kernel_gen.h"
+
+namespace braze::jit::detail {
+
+// Note [Integer sums]
+// NumPy sums integers and bools into int64, which has no lanes. A row sum
+// of integer lanes that is only stored (a count of trues, x.sum(-1) of
+// int8) is still generated: it accumulates V/2 int64 lanes, each 32-bit
+// lane sign-extended into them, and adds those up in a general register.
+// Anything that computes with an int64 (even sum + 1), products and
+// column sums run on the spec interpreter.
+template <class Vmm>
+bool RowKernelGen<Vmm>::int64_row_total(int32_t v) const {
+  const KernelOp& op = s_.body[v];
+  if (op.dtype != DType::Int64) return false;
+  bool sum = op.op == Op::Sum && !p_.columns && reduces(op) && lanes_of(s_.body[op.args[0]].dtype);
+  bool copy = op.op == Op::Copy && int64_row_total(op.args[0]);
+  if (!sum && !copy && !arg_reduction(v)) return false;
+  for (const KernelOp& user : s_.body)  // a copy (a reshape's) is checked on its own
+    if (user.op != Op::Copy && std::count(user.args.begin(), user.args.end(), v)) return false;
+  for (const KernelOutput& o : s_.outputs)
+    if (o.value == v && stored_per_element(o)) return false;
+  return true;
+}
+
+// Note [Arg reductions]
+// argmax/argmin along the row of float lanes: each lane keeps its best
+// value and that value's index (int32 lanes); a lane takes a new element
+// when it is better, or NaN while the best is not (NaN wins, as in NumPy),
+// so within a lane the first of equals stays. The horizontal step picks
+// the best lane, the lowest index among equals. The int64 result is only
+// stored (Note [Integer sums]).
+template <class Vmm>
+bool RowKernelGen<Vmm>::arg_reduction(int32_t v) const {
+  const KernelOp& op = s_.body[v];
+  return (op.op == Op::ArgMax || op.op == Op::ArgMin) && !p_.columns && reduces(op) &&
+         lanes_of(s_.body[op.args[0]].dtype) == Lanes::Float && fits_int32(p_.row_length + V);
+}
+
+// The identity of reduction r, as the bits of a lane.
+template <class Vmm>
+uint32_t RowKernelGen<Vmm>::identity(int32_t r) const {
+  const Op op = s_.body[r].op;
+  switch (lanes(r)) {
+    case Lanes::Float:
+      switch (op) {
+        case Op::Sum: return std::bit_cast<uint32_t>(-0.0f);  // -0 + x is x for every x; +0 + -0 would be +0
+        case Op::Prod: return std::bit_cast<uint32_t>(1.0f);
+        case Op::Max: return std::bit_cast<uint32_t>(-INFINITY);
+        case Op::Min: return std::bit_cast<uint32_t>(INFINITY);
+        default: break;
+      }
+      break;
+    case Lanes::Int:
+      if (op == Op::Max) return 0x80000000u;
+      if (op == Op::Min) return 0x7fffffffu;
+      break;
+    case Lanes::Mask:
+      if (op == Op::Max) return 0;
+      if (op == Op::Min) return 0xffffffffu;
+      break;
+  }
+  throw Unsupported("the reduction " + std::string(info(op).name));
+}
+
+// What an accumulator starts from: the identity, except that an empty
+// float sum is +0 (NumPy's), where -0 + nothing would leave -0.
+template <class Vmm>
+Xbyak::Address RowKernelGen<Vmm>::start_value(int32_t r) {
+  int64_t n = p_.columns ? p_.reduce_length : p_.row_length;
+  return k_.bits_of(s_.body[r].op == Op::Sum && n == 0 ? 0 : identity(r));
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::accumulate(Pass& pass, int32_t r, const Vmm& x, bool tail) {
+  Op op = s_.body[r].op;
+  if (p_.columns) {
+    accumulate_column(r, x);
+    return;
+  }
+  Vmm acc = vr(pass.acc[r]);
+  if (arg_reduction(r)) {
+    accumulate_arg(op, acc, vr(pass.index[r]), x, tail);
+    return;
+  }
+  if (int64_row_total(r)) {
+    accumulate_int64(acc, x, lanes(s_.body[r].args[0]), tail);
+    return;
+  }
+  Vmm v = x;
+  if (tail) {  // lanes past the row contribute the identity
+    v = scratch(0);
+    vmovaps(v, k_.bits_of(identity(r)));
+    if constexpr (kZmm) {
+      vmovaps(v | k1, x);
+    } else {
+      vmovups(scratch(1), tail_mask());
+      vblendvps(v, v, x, scratch(1));
+    }
+  }
+  combine(op, lanes(r), ops_, acc, v, scratch(2));
+}
+
+// Note [Arg reductions]: best/index take x and its indices (r8 + lane)
+// where x is better.
+template <class Vmm>
+void RowKernelGen<Vmm>::accumulate_arg(Op op, const Vmm& best, const Vmm& index, const Vmm& x, bool tail) {
+  const Vmm take = scratch(0), s = scratch(1);
+  ops_.cmp(take, x, best, op == Op::ArgMax ? Ops::Gt : Ops::Lt);
+  ops_.cmp(s, x, x, Ops::Unord);
+  vorps(take, take, s);
+  ops_.cmp(s, best, best, Ops::Eq);  // the best is not NaN
+  vandps(take, take, s);
+  if (tail) vandps(take, take, tail_mask());
+  vmovq(Xbyak::Xmm(s.getIdx()), r8);
+  vpbroadcastd(s, Xbyak::Xmm(s.getIdx()));
+  std::array<uint32_t, 16> iota{};
+  for (uint32_t i = 0; i < 16; ++i) iota[i] = i;
+  vpaddd(s, s, k_.lanes(iota));
+  ops_.blend(index, index, s, take);
+  ops_.blend(best, best, x, take);
+}
+
+// The best lane of best/index: NaN first, then the better value, then
+// the lower index. Leaves the index in eax.
+template <class Vmm>
+void RowKernelGen<Vmm>::finish_arg(Op op, const Vmm& best, const Vmm& index) {
+  vmovups(ptr[rsp + kBounce], best);
+  vmovups(ptr[rsp + kBounce + 4 * V], index);
+  const Xbyak::Xmm a(0), b(1);
+  vmovss(a, dword[rsp + kBounce]);
+  mov(eax, dword[rsp + kBounce + 4 * V]);
+  for (int i = 1; i < V; ++i) {
+    Xbyak::Label take, keep, b_nan, equal;
+    vmovss(b, dword[rsp + kBounce + 4 * i]);
+    mov(r9d, dword[rsp + kBounce + 4 * V + 4 * i]);
+    vucomiss(b, b);
+    jp(b_nan);
+    vucomiss(a, a);
+    jp(keep);                                   // a is NaN, b is not
+    vucomiss(b, a);
+    je(equal);
+    if (op == Op::ArgMax) ja(take);
+    else jb(take);
+    jmp(keep);
+    L(b_nan);
+    vucomiss(a, a);
+    jnp(take);                                  // b is NaN, a is not
+    L(equal);
+    cmp(r9d, eax);
+    jl(take);
+    jmp(keep);
+    L(take);
+    vmovaps(a, b);
+    mov(eax, r9d);
+    L(keep);
+  }
+}
+
+// Note [Blocked sums]: a row's sum accumulates kSumBlock elements per lane
+// block into one register, then adds the block into the row total, so
+// rounding error grows with L / kSumBlock + kSumBlock / V instead of L / V.
+template <class Vmm>
+void RowKernelGen<Vmm>::flush_sums(Pass& pass) {
+  if (pass.total.empty()) return;
+  Xbyak::Label skip;
+  test(r8, static_cast<int>(kSumBlock - 1));
+  jnz(skip, T_NEAR);
+  for (auto [r, total] : pass.total) {
+    vaddps(vr(total), vr(total), vr(pass.acc[r]));
+    vmovaps(vr(pass.acc[r]), k_(-0.0f));
+  }
+  L(skip);
+}
+
+// Note [Integer sums]: acc (int64 lanes) += the int32 lanes of x.
+template <class Vmm>
+void RowKernelGen<Vmm>::accumulate_int64(const Vmm& acc, const Vmm& x, Lanes l, bool tail) {
+  using Half = typename IntOps<Vmm>::Half;
+  Vmm v = x;
+  if (l == Lanes::Mask) {
+    vandps(scratch(0), x, k_.bits_of(1));
+    v = scratch(0);
+  }
+  if (tail) {  // lanes past the row add 0
+    vandps(scratch(0), v, tail_mask());
+    v = scratch(0);
+  }
+  vpmovsxdq(scratch(1), Half(v.getIdx()));
+  vpaddq(acc, acc, scratch(1));
+  if constexpr (kZmm) vextracti64x4(Half(2), v, 1);
+  else vextracti128(Half(2), v, 1);
+  vpmovsxdq(scratch(1), Half(2));
+  vpaddq(acc, acc, scratch(1));
+}
+
+// Horizontal reduction of the accumulator; the result, broadcast, is the
+// reduce op's row constant.
+template <class Vmm>
+void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
+  Op op = s_.body[r].op;
+  int acc = pass.acc[r];
+  if (arg_reduction(r)) {  // the index, as an int64, broadcast
+    finish_arg(op, vr(acc), vr(pass.index[r]));
+    release(pass.index[r]);
+    movsxd(rax, eax);
+    vmovq(Xbyak::Xmm(0), rax);
+    vpbroadcastq(vr(acc), Xbyak::Xmm(0));
+    const_reg_[r] = acc;
+    return;
+  }
+  if (int64_row_total(r)) {  // the row's int64 total, broadcast
+    vmovups(ptr[rsp + kBounce], vr(acc));
+    mov(rax, qword[rsp + kBounce]);
+    for (int i = 1; i < V / 2; ++i) add(rax, qword[rsp + kBounce + 8 * i]);
+    vmovq(Xbyak::Xmm(0), rax);
+    vpbroadcastq(vr(acc), Xbyak::Xmm(0));
+    const_reg_[r] = acc;
+    return;
+  }
+  if (pass.total.count(r)) {
+    vaddps(vr(acc), vr(acc), vr(pass.total[r]));
+    release(pass.total[r]);
+  }
+  vmovups(ptr[rsp + kBounce], vr(acc));
+  Xbyak::Xmm a(0), b(1), s(2);
+  VectorOps<Xbyak::Xmm> x(*this, k_);
+  vmovss(a, dword[rsp + kBounce]);
+  for (int i = 1; i < V; ++i) {
+    vmovss(b, dword[rsp + kBounce + 4 * i]);
+    combine(op, lanes(r), x, a, b, s);
+  }
+  vbroadcastss(vr(acc), a);
+  const_reg_[r] = acc;
+}
+
+template class RowKernelGen<Xbyak::Ymm>;
+template class RowKernelGen<Xbyak::Zmm>;
+
+}  // namespace braze::jit::detail

@@ -1,0 +1,153 @@
+// Transposed inputs read through stack tiles, G rows at a time (Note [Tiled
+// transposes]).
+#include <algorithm>
+#include <iterator>
+
+#include "jit_cpu/row_kernel_gen.h"
+
+namespace braze::jit::detail {
+
+// Note [Tiled transposes]
+// An input read across the row with a large stride (x.T) but contiguous
+// along the last outer axis costs a gather per vector, one cache line per
+// element. When such inputs exist, the kernel takes G = 16 consecutive
+// rows of that axis together: for each G-wide column block it loads G x G
+// of the input as contiguous pieces (G floats, one cache line, per
+// column), transposes them in registers, and parks the result in a stack
+// tile from which each of the G rows then reads its vectors. G x G blocks
+// make every line used up by the access that fetched it, on the input
+// (one line per column) and on the output (one line per row, written in
+// one go, which streaming stores need to combine): with 8 x 8 blocks on
+// AVX2 each half line was fetched or written apart, and strides of a
+// power of two thrash the cache sets in between. Rows that do not fill a
+// group, and each group's last partial column block, take the per-row
+// path (gathers).
+template <class Vmm>
+void RowKernelGen<Vmm>::decide_tiling() {
+  tile_of_.assign(s_.inputs.size(), -1);
+  if (p_.reduces || p_.outer.empty() || p_.outer.back() < G || p_.row_length < V) return;
+  for (size_t k = 0; k < s_.inputs.size(); ++k) {
+    const KernelInput& in = s_.inputs[k];
+    const RowPlan::Access& a = p_.inputs[k];
+    if (in.kind == KernelInput::Kind::Scalar) continue;
+    if (!fits_int32(a.outer_strides.back() * G * itemsize_of(in.dtype))) return;
+    if (in.kind == KernelInput::Kind::Buffer && !fits_int32(a.inner_stride * W * itemsize_of(in.dtype))) return;
+    if (in.kind == KernelInput::Kind::Buffer && itemsize(in.dtype) == 4 && a.inner_stride != 0 &&
+        a.inner_stride != 1 && a.outer_strides.back() == 1)
+      tile_of_[k] = tiles_++;
+  }
+  for (const KernelOutput& o : s_.outputs)
+    if (!fits_int32(p_.row_length * G * itemsize_of(o.dtype))) tiles_ = 0;
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::group_body() {
+  const int64_t L = p_.row_length, full = L - L % W;
+  if (full > 0) {
+    Xbyak::Label loop;
+    xor_(r8, r8);
+    L_(loop);
+    fill_tiles();
+    for (int a = 0; a < G; ++a) group_row(a, 0, W / V, true);
+    add(r8, W);
+    cmp(r8, static_cast<int>(full));
+    jl(loop, T_NEAR);
+  }
+  if (L % W != 0) {  // the rest of each row, per row
+    mov(r8, full);
+    for (int a = 0; a < G; ++a) group_row(a, 0, static_cast<int>((L % W + V - 1) / V), false);
+  }
+}
+
+// Row `a` of the group: its row constants, then vectors first..last-1 of
+// the block at column r8 (a line of the output, written in one go). The
+// vector that passes the end of the row is a tail.
+template <class Vmm>
+void RowKernelGen<Vmm>::group_row(int a, int first, int last, bool from_tile) {
+  group_row_ = a;
+  from_tile_ = from_tile;
+  const_reg_.assign(s_.body.size(), -1);
+  std::fill(std::begin(used_), std::end(used_), false);
+  plan_passes();
+  row_constants(0);
+  const int64_t rest = p_.row_length % W;
+  for (int h = first; h < last; ++h) {
+    tile_column_ = h * V;
+    if (h > 0) add(r8, V);
+    pass_body(passes_plan_[0], !from_tile && (h + 1) * V > rest);
+  }
+  if (last - 1 > first) sub(r8, (last - 1 - first) * V);
+  std::fill(std::begin(used_), std::end(used_), false);
+  group_row_ = 0;
+  tile_column_ = 0;
+  from_tile_ = false;
+}
+
+// The G x W block at rows 0..G-1 of the group, columns r8..r8+W-1, of
+// each tiled input, transposed into its stack tile (row a at a * W
+// floats), V columns at a time. In sets of 4 rows g: register j collects,
+// in its 128-bit lane q, the 4 floats of column 4q + j; a 4 x 4 transpose
+// inside every lane then leaves row 4g + j in register j. Nothing else is
+// live here: v0..v7 are free.
+template <class Vmm>
+void RowKernelGen<Vmm>::fill_tiles() {
+  for (size_t k = 0; k < s_.inputs.size(); ++k) {
+    if (tile_of_[k] < 0) continue;
+    const int stride = static_cast<int>(p_.inputs[k].inner_stride * 4);
+    const int tile = tile_slot_ + tile_of_[k] * G * W * 4;
+    mov(rax, qword[rsp + in_slot_ + 8 * static_cast<int>(k)]);
+    imul(r9, r8, stride);
+    add(rax, r9);
+    // The block kTileAhead blocks on: W input rows, G floats each. The
+    // hardware prefetchers do not follow a 64-float-wide column stripe
+    // down the rows.
+    if (fits_int32(static_cast<int64_t>(stride) * W * (kTileAhead + 1)))
+      for (int row = 0; row < W; ++row)
+        for (int line = 0; line < G * 4 / 64; ++line)
+          prefetcht0(ptr[rax + (W * kTileAhead + row) * stride + 64 * line]);
+    for (int h = 0; h < W / V; ++h) {
+      for (int g = 0; g < G / 4; ++g) {
+        for (int j = 0; j < 4; ++j) {
+          for (int q = 0; q < V / 4; ++q) {
+            Xbyak::Address at = ptr[rax + (h * V + j + 4 * q) * stride + 16 * g];
+            if (q == 0) vmovups(Xbyak::Xmm(j), at);
+            else if constexpr (kZmm) vinsertf32x4(Xbyak::Zmm(j), Xbyak::Zmm(j), at, q);
+            else vinsertf128(Xbyak::Ymm(j), Xbyak::Ymm(j), at, q);
+          }
+        }
+        const Vmm r0(0), r1(1), r2(2), r3(3), t0(4), t1(5), t2(6), t3(7);
+        vunpcklps(t0, r0, r1);
+        vunpckhps(t1, r0, r1);
+        vunpcklps(t2, r2, r3);
+        vunpckhps(t3, r2, r3);
+        vshufps(r0, t0, t2, 0x44);
+        vshufps(r1, t0, t2, 0xee);
+        vshufps(r2, t1, t3, 0x44);
+        vshufps(r3, t1, t3, 0xee);
+        for (int j = 0; j < 4; ++j) vmovups(ptr[rsp + tile + ((4 * g + j) * W + h * V) * 4], Vmm(j));
+      }
+    }
+  }
+}
+
+// rax = input k's pointer (bytes; elements for an arange) for the current
+// row of the group.
+template <class Vmm>
+void RowKernelGen<Vmm>::input_base(int32_t k) {
+  mov(rax, qword[rsp + in_slot_ + 8 * k]);
+  const KernelInput& in = s_.inputs[k];
+  int64_t step = p_.outer.empty() ? 0 : p_.inputs[k].outer_strides.back();
+  if (in.kind == KernelInput::Kind::Buffer) step *= itemsize_of(in.dtype);
+  if (group_row_ > 0 && step != 0) add(rax, static_cast<int>(group_row_ * step));
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::output_base(size_t k) {
+  mov(rax, qword[rsp + out_slot_ + 8 * static_cast<int>(k)]);
+  if (group_row_ > 0) add(rax, static_cast<int>(group_row_ * p_.row_length * itemsize_of(s_.outputs[k].dtype)));
+}
+
+template class RowKernelGen<Xbyak::Ymm>;
+template class RowKernelGen<Xbyak::Zmm>;
+
+}  // namespace braze::jit::detail

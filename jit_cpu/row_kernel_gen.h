@@ -1,0 +1,284 @@
+// The row-kernel generator (Note [Row kernels] in row_plan.h), one class
+// template over the register type: Zmm (AVX-512, 16 lanes, k-mask tails) or
+// Ymm (AVX2, 8 lanes, vmaskmov or a stack bounce for tails). Its member
+// functions are defined by topic in the gen_*.cpp files, each of which
+// instantiates them for both; jit_cpu/README.md lists where each Note lives.
+//
+// Per row, the body runs in passes over the row. Every value is either
+// per-element (it varies along the row) or a row constant (a Reduced value,
+// a scalar, a broadcast input). A reduction consumes a per-element value in
+// one pass and yields a row constant after it, so softmax is three passes
+// over a row that stays in cache: max, then sum of exp(x - max), then the
+// stores of exp(x - max) / sum. stage(v) is the number of passes that must
+// finish before v is known; pass p computes what the reductions and stores
+// of stage p need.
+#pragma once
+
+#include <xbyak/xbyak.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include "jit_cpu/int_ops.h"
+#include "jit_cpu/kernel.h"
+#include "jit_cpu/lanes.h"
+#include "jit_cpu/vector_math.h"
+#include "jit_cpu/vector_ops.h"
+
+namespace braze::jit::detail {
+
+// A spec the generator cannot emit yet; compile() returns null with the reason.
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+template <class Vmm>
+class RowKernelGen : public Xbyak::CodeGenerator {
+  using Ops = VectorOps<Vmm>;
+  static constexpr bool kZmm = Ops::kZmm;
+  static constexpr int V = kZmm ? 16 : 8;
+  static constexpr int kNumRegs = kZmm ? 32 : 16;
+  static constexpr int kScratch = 5;              // v0..v4: temporaries inside one op
+  static constexpr int64_t kSumBlock = 16 * V;    // Note [Blocked sums]
+  static constexpr int G = 64;                    // Note [Tiled transposes]: rows per group
+  static constexpr int kTileAhead = 2;            // blocks of a tiled input prefetched ahead
+  static constexpr int W = 16;                    // and columns per block: a cache line of floats
+
+  // Stack frame.
+  static constexpr int kBounce = 0;     // 128 bytes: tails and horizontal reductions
+  static constexpr int kScratchPtr = 128;  // the launch's per-thread scratch (Note [Stashed values])
+  static constexpr int kIndex = 136;    // outer multi-index
+
+ public:
+  RowKernelGen(const KernelSpec& spec, const RowPlan& plan)
+      : CodeGenerator(4096, Xbyak::AutoGrow),
+        s_(spec),
+        p_(plan),
+        k_(*this),
+        ops_(*this, k_),
+        math_(*this, k_, ops_),
+        ints_(*this, k_, ops_) {}
+
+  bool streams() const { return stream_; }
+  // Bytes of instructions; the constant pool follows them.
+  size_t text_size() const { return k_.code_size(); }
+  // Floats of per-thread scratch a launch must pass (Note [Stashed values]).
+  int64_t stash_floats() const { return static_cast<int64_t>(max_stashes_) * stash_row_bytes() / 4; }
+
+  void generate();
+
+ private:
+  // --- analysis: gen_analysis.cpp --------------------------------------------
+
+  void check_supported();
+
+  // Note [Lanes]: the kind of lanes value v's register holds.
+  Lanes lanes(int32_t v) const { return *lanes_of(s_.body[v].dtype); }
+
+  DType compute_dtype_of(const KernelOp& op) const;
+  bool reduces(const KernelOp& op) const;
+  void analyse();
+
+  bool stored_per_element(const KernelOutput& o) const { return o.space == Space::Full || !p_.reduces; }
+
+  void decide_streaming();
+
+  // --- registers ------------------------------------------------------------
+
+  int alloc() {
+    for (int r = kScratch; r < kNumRegs; ++r)
+      if (!used_[r]) {
+        used_[r] = true;
+        return r;
+      }
+    throw Unsupported("more live values than vector registers");
+  }
+  void release(int r) { used_[r] = false; }
+  static Vmm vr(int r) { return Vmm(r); }
+  static Vmm scratch(int i) { return Vmm(i); }
+
+  // --- per row: gen_rows.cpp -------------------------------------------------
+
+  int64_t itemsize_of(DType t) const { return static_cast<int64_t>(itemsize(t)); }
+
+  void row_pointers();
+  void input_pointers();
+  void next_row(int step);
+  void row_body();
+  void plan_passes();
+  void release_constants(int point);
+  void row_constants(int st);
+
+  // --- one pass over the row: gen_passes.cpp ---------------------------------
+
+  static constexpr int64_t kMaxStashBytes = 256 << 10;  // Note [Stashed values]
+
+  struct Pass {
+    std::vector<int32_t> values;     // per-element values computed, in body order
+    std::vector<int32_t> from_stash; // per-element values an earlier pass computed
+    std::vector<int32_t> reductions; // reduce ops fed in this pass
+    std::vector<size_t> stores;      // outputs stored in this pass
+    std::map<int32_t, int> acc;      // reduce op -> accumulator register
+    std::map<int32_t, int> total;    // Sum: the row total beside the block accumulator
+    std::map<int32_t, int> index;    // argmax/argmin: each lane's best index
+  };
+
+  Pass make_pass(int p, const std::vector<bool>& computed) const;
+  void loop_pass(Pass pass, bool prefetch_next_row);
+
+  void L_(Xbyak::Label& l) { L(l); }
+
+  void prefetch_row_ahead();
+  void mark(int32_t v, std::vector<bool>& need, const std::vector<bool>& computed, std::vector<bool>& stashed) const;
+  Xbyak::Address stash_at(int slot);
+  int stash_row_bytes() const;
+  void pass_body(Pass& pass, bool tail);
+
+  // --- transposed inputs, V rows at a time: gen_tiles.cpp --------------------
+
+  void decide_tiling();
+  void group_body();
+  void group_row(int a, int first, int last, bool from_tile);
+  void fill_tiles();
+  void input_base(int32_t k);
+  void output_base(size_t k);
+
+  // --- column reductions (Note [Column reductions]): gen_columns.cpp ---------
+
+  // Per reduction, its scratch rows: the running total (2i) and, for a sum,
+  // the current block (2i + 1). Note [Blocked sums] applies down a column:
+  // a block of kColumnBlock rows is summed apart, then added to the total.
+  static constexpr int kColumnBlock = 64;
+
+  std::vector<int32_t> column_reductions() const;
+  void check_columns();
+  int column_passes() const;
+
+  template <class F>
+  void each_vector(int64_t width, F body);
+  void generate_columns();
+  void column_output_pointers();
+  void full_output_pointers();
+  void column_unit(int64_t width, const std::vector<int32_t>& reds);
+  void column_pass(int p, int64_t width);
+  void unit_constants(int st);
+  void unit_results(int st);
+  Xbyak::Address unit_value_at(int slot);
+  void reduce_along_row(int32_t r, int64_t width);
+  void mark_results(int32_t v, std::vector<bool>& need, std::vector<bool>& from_total) const;
+  void fold_column_blocks(int64_t width, const std::vector<int32_t>& sums);
+  void accumulate_column(int32_t r, const Vmm& x);
+
+  // --- reductions: gen_reductions.cpp ----------------------------------------
+
+  bool int64_row_total(int32_t v) const;  // Note [Integer sums]
+  bool arg_reduction(int32_t v) const;    // Note [Arg reductions]
+
+  // acc = op(acc, x), a reduction's step, in lanes `l` of registers X (the
+  // vector accumulators, or Xmm for the horizontal reduction).
+  template <class X>
+  void combine(Op op, Lanes l, VectorOps<X>& f, const X& acc, const X& x, const X& s) {
+    switch (l) {
+      case Lanes::Float:
+        switch (op) {
+          case Op::Sum: vaddps(acc, acc, x); return;
+          case Op::Prod: vmulps(acc, acc, x); return;
+          case Op::Max: f.maximum(acc, acc, x, s); return;
+          case Op::Min: f.minimum(acc, acc, x, s); return;
+          default: break;
+        }
+        break;
+      case Lanes::Int:  // integer sums and products are int64, which has no lanes
+        if (op == Op::Max) return vpmaxsd(acc, acc, x);
+        if (op == Op::Min) return vpminsd(acc, acc, x);
+        break;
+      case Lanes::Mask:  // any, all
+        if (op == Op::Max) return vorps(acc, acc, x);
+        if (op == Op::Min) return vandps(acc, acc, x);
+        break;
+    }
+    throw Unsupported("the reduction " + std::string(info(op).name) + " in " + std::string(name(widest(l))) + " lanes");
+  }
+
+  uint32_t identity(int32_t r) const;
+  Xbyak::Address start_value(int32_t r);
+  void accumulate(Pass& pass, int32_t r, const Vmm& x, bool tail);
+  void accumulate_arg(Op op, const Vmm& best, const Vmm& index, const Vmm& x, bool tail);
+  void finish_arg(Op op, const Vmm& best, const Vmm& index);
+  void flush_sums(Pass& pass);
+  void accumulate_int64(const Vmm& acc, const Vmm& x, Lanes l, bool tail);
+  void finish_reduction(Pass& pass, int32_t r);
+
+  // --- loads and stores: gen_memory.cpp --------------------------------------
+
+  Xbyak::Address tail_mask();
+
+  // A bool loaded as 0/1 integers becomes a lane mask.
+  void int_to_mask(const Vmm& v) { ints_.nonzero(v, v, scratch(4)); }
+
+  void load_element(int32_t k, const Vmm& dst, bool tail);
+  void bounce_in(int size);
+  void bounce_strided(int size, int64_t step, int n);
+  void bounce_out(int size);
+  void load_constant(int32_t k, const Vmm& dst);
+  void to_bf16_bits(const Vmm& dst, const Vmm& x);
+  void store_element(size_t k, const Vmm& x, bool tail);
+  void store_scalar(size_t k, const Vmm& x);
+
+  // --- element-wise ops: gen_elementwise.cpp ---------------------------------
+
+  // d = op(args), arg(v) the register of value v: compute_op with the
+  // arguments' registers.
+  template <class Arg>
+  void compute(const KernelOp& op, const Vmm& d, Arg arg) {
+    std::array<Vmm, 3> regs;
+    for (size_t i = 0; i < op.args.size(); ++i) regs[i] = arg(op.args[i]);
+    compute_op(op, d, regs);
+  }
+  void compute_op(const KernelOp& op, const Vmm& d, const std::array<Vmm, 3>& regs);
+
+  void fit(const Vmm& d, Lanes out, DType t);
+  void compute_int(const KernelOp& op, const Vmm& d, const Vmm& a, const Vmm& b);
+  void compute_float(const KernelOp& op, const Vmm& d, const Vmm& x, const Vmm& y);
+  Vmm truth(const Vmm& x, DType t, const Vmm& s);
+  void convert(const Vmm& d, const Vmm& x, DType from, DType to);
+  void round_float(const Vmm& d, const Vmm& x, DType t);
+
+  const KernelSpec& s_;
+  const RowPlan& p_;
+  ConstantPool k_;
+  Ops ops_;
+  VectorMath<Vmm> math_;
+  IntOps<Vmm> ints_;
+  std::vector<bool> elem_;
+  std::vector<int> stage_;
+  std::vector<int> const_reg_;
+  bool used_[32] = {};
+  int passes_ = 0;
+  std::vector<Pass> passes_plan_;
+  std::vector<int> last_point_;
+  int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, frame_ = 0;
+  std::vector<int> unit_slot_;   // column plans reduced along the row: per reduction, its value's scratch row
+  std::vector<int> stash_slot_;  // Note [Stashed values]: per value, its scratch row or -1
+  int stashes_ = 0, max_stashes_ = 0;
+  int64_t width_ = p_.row_length;  // elements of the row a pass covers (a tile's, for a column plan)
+  int count_slot_ = 0;             // column plans: rows of R done
+  bool stash_ok_ = true;
+  bool stream_ = false;  // Note [Streaming stores]
+  // Note [Tiled transposes]: per input its tile (or -1), the number of
+  // tiles, and while a group is emitted the row within it and whether the
+  // tiled inputs are read from their tiles.
+  std::vector<int> tile_of_;
+  int tiles_ = 0;
+  int group_row_ = 0;
+  int tile_column_ = 0;
+  bool from_tile_ = false;
+};
+
+}  // namespace braze::jit::detail
