@@ -325,15 +325,7 @@ void RowKernelGen<Vmm>::reduce_along_row(int32_t r, int64_t width) {
   });
   if (op == Op::Sum) vaddps(acc, acc, block);
   else vmovaps(acc, block);
-  vmovups(ptr[rsp + kBounce], acc);
-  Xbyak::Xmm a(0), b(1), s(2);
-  VectorOps<Xbyak::Xmm> x(*this, k_);
-  vmovss(a, dword[rsp + kBounce]);
-  for (int i = 1; i < V; ++i) {
-    vmovss(b, dword[rsp + kBounce + 4 * i]);
-    combine(op, lanes(r), x, a, b, s);
-  }
-  vbroadcastss(acc, a);
+  reduce_lanes(r, acc);
   vmovups(unit_value_at(unit_slot_[r]), acc);
   std::fill(std::begin(used_), std::end(used_), false);
 }

@@ -229,16 +229,22 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
     vaddps(vr(acc), vr(acc), vr(pass.total[r]));
     release(pass.total[r]);
   }
-  vmovups(ptr[rsp + kBounce], vr(acc));
+  reduce_lanes(r, vr(acc));
+  const_reg_[r] = acc;
+}
+
+// acc = reduction r of acc's lanes, in every lane (through the bounce area).
+template <class Vmm>
+void RowKernelGen<Vmm>::reduce_lanes(int32_t r, const Vmm& acc) {
+  vmovups(ptr[rsp + kBounce], acc);
   Xbyak::Xmm a(0), b(1), s(2);
   VectorOps<Xbyak::Xmm> x(*this, k_);
   vmovss(a, dword[rsp + kBounce]);
   for (int i = 1; i < V; ++i) {
     vmovss(b, dword[rsp + kBounce + 4 * i]);
-    combine(op, lanes(r), x, a, b, s);
+    combine(s_.body[r].op, lanes(r), x, a, b, s);
   }
-  vbroadcastss(vr(acc), a);
-  const_reg_[r] = acc;
+  vbroadcastss(acc, a);
 }
 
 template class RowKernelGen<Xbyak::Ymm>;

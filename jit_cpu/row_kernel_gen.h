@@ -214,6 +214,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void flush_sums(Pass& pass);
   void accumulate_int64(const Vmm& acc, const Vmm& x, Lanes l, bool tail);
   void finish_reduction(Pass& pass, int32_t r);
+  void reduce_lanes(int32_t r, const Vmm& acc);
 
   // --- loads and stores: gen_memory.cpp --------------------------------------
 
