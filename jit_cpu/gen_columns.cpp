@@ -129,9 +129,7 @@ void RowKernelGen<Vmm>::column_output_pointers() {
   for (size_t k = 0; k < s_.outputs.size(); ++k) {
     if (s_.outputs[k].space == Space::Full) continue;  // full_output_pointers, per pass
     imul(rax, r11, static_cast<int>(itemsize_of(s_.outputs[k].dtype)));
-    mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
-    add(rax, qword[r10 + 8 * static_cast<int>(k)]);
-    mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
+    output_pointer(k);
   }
 }
 
@@ -149,9 +147,7 @@ void RowKernelGen<Vmm>::full_output_pointers() {
       add(rax, r9);
     }
     imul(rax, rax, static_cast<int>(itemsize_of(s_.outputs[k].dtype)));
-    mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
-    add(rax, qword[r10 + 8 * static_cast<int>(k)]);
-    mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
+    output_pointer(k);
   }
 }
 

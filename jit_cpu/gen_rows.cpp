@@ -86,10 +86,16 @@ void RowKernelGen<Vmm>::row_pointers() {
     mov(rax, rsi);
     mov(r9, row_bytes);
     imul(rax, r9);
-    mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
-    add(rax, qword[r10 + 8 * static_cast<int>(k)]);
-    mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
+    output_pointer(k);
   }
+}
+
+// Output k's slot = its base pointer + rax (a byte offset).
+template <class Vmm>
+void RowKernelGen<Vmm>::output_pointer(size_t k) {
+  mov(r10, qword[rdi + offsetof(LaunchArgs, outputs)]);
+  add(rax, qword[r10 + 8 * static_cast<int>(k)]);
+  mov(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], rax);
 }
 
 // Each input's pointer (bytes; elements for an arange) at the start of

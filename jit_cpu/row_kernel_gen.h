@@ -109,6 +109,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   void row_pointers();
   void input_pointers();
+  void output_pointer(size_t k);
   void next_row(int step);
   void row_body();
   void plan_passes();

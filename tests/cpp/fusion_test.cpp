@@ -11,18 +11,13 @@
 #include "runtime/execute.h"
 #include "runtime/lower.h"
 #include "tests/cpp/random_graph.h"
+#include "tests/cpp/random_tensor.h"
 #include "tests/cpp/test_util.h"
 
 namespace braze {
 namespace {
 
-Tensor random_tensor(Shape shape, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 2.0f);
-  std::vector<float> v(static_cast<size_t>(numel(shape)));
-  for (float& x : v) x = dist(rng);
-  return from_vector<float>(v, std::move(shape));
-}
+using testing::random_tensor;
 
 Schedule schedule_of(std::initializer_list<Tensor> roots) {
   return make_schedule(lower(std::span<const Tensor>(roots.begin(), roots.size())).graph);

@@ -19,6 +19,7 @@
 #include "runtime/lower.h"
 #include "tests/cpp/jit_check.h"
 #include "tests/cpp/random_graph.h"
+#include "tests/cpp/random_tensor.h"
 
 namespace braze {
 namespace {
@@ -29,13 +30,7 @@ using testing::Checked;
 using testing::close;
 using testing::isas;
 
-Tensor random_tensor(Shape shape, uint32_t seed, float scale = 2.0f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, scale);
-  std::vector<float> v(static_cast<size_t>(numel(shape)));
-  for (float& x : v) x = dist(rng);
-  return from_vector<float>(v, std::move(shape));
-}
+using testing::random_tensor;
 
 TEST(JitCpu, RowKernelsAtEveryTailAndBlockLength) {
   for (int64_t n : {1, 2, 7, 8, 9, 15, 16, 17, 31, 100, 257, 1000, 4099}) {

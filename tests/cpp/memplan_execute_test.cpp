@@ -11,6 +11,7 @@
 #include "runtime/execute.h"
 #include "runtime/lower.h"
 #include "tests/cpp/random_graph.h"
+#include "tests/cpp/random_tensor.h"
 #include "tests/cpp/test_util.h"
 
 namespace braze {
@@ -46,13 +47,7 @@ TEST(MemPlanExecute, RandomGraphsGiveTheSameResultsInAPoisonedArena) {
   }
 }
 
-Tensor random_tensor(Shape shape, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 0.5f);
-  std::vector<float> v(static_cast<size_t>(numel(shape)));
-  for (float& x : v) x = dist(rng);
-  return from_vector<float>(v, std::move(shape));
-}
+Tensor random_tensor(Shape shape, uint32_t seed) { return testing::random_tensor(std::move(shape), seed, 0.5f); }
 
 // Library calls between kernels: many intermediates, alive over several
 // steps, sharing the arena; run by generated code.
