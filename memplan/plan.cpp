@@ -144,4 +144,9 @@ std::string to_string(const Liveness& l, const MemoryPlan& p) {
   return out.str();
 }
 
+std::string explain_plan(const Schedule& s, const PlanOptions& options) {
+  Liveness l = liveness(s);
+  return to_string(l, plan_memory(l, options));
+}
+
 }  // namespace braze::memplan

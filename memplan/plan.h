@@ -51,5 +51,7 @@ MemoryPlan plan_memory(const Liveness& l, const PlanOptions& options = {});
 // Each buffer's life, size and offset, then the arena against its lower
 // bound and the no-reuse total: what explain() and the CLI print.
 std::string to_string(const Liveness& l, const MemoryPlan& p);
+// to_string of the plan the runtime makes for `s`.
+std::string explain_plan(const Schedule& s, const PlanOptions& options = {});
 
 }  // namespace braze::memplan

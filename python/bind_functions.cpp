@@ -3,6 +3,7 @@
 #include <nanobind/stl/pair.h>
 
 #include "fusion/schedule.h"
+#include "memplan/plan.h"
 #include "python/convert.h"
 
 namespace braze::py {
@@ -99,8 +100,13 @@ void bind_composites(nb::module_& m) {
 
 void bind_runtime(nb::module_& m) {
   m.def("realize", [](const std::vector<Tensor>& ts) { realize(ts); }, "tensors"_a);
-  m.def("explain", [](const std::vector<Tensor>& ts) { return explain(make_schedule(lower(ts).graph)); },
-        "tensors"_a);
+  m.def("assign", [](const std::vector<Tensor>& out, const std::vector<Tensor>& values) { assign(out, values); },
+        "out"_a, "values"_a);
+  m.def("explain", [](const std::vector<Tensor>& ts) {
+    Schedule s = make_schedule(lower(ts).graph);
+    return explain(s) + memplan::explain_plan(s);
+  }, "tensors"_a);
+  m.def("clear_programs", []() { Runtime::get().programs().clear(); });
   m.def("stats", []() { return Runtime::get().stats_snapshot(); });
   m.def("reset_stats", []() { Runtime::get().reset_stats(); });
   m.def("_default_device", []() { return Runtime::default_device().str(); });

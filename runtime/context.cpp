@@ -19,12 +19,12 @@ BackendKind backend_from_env() {
   return v == "reference" ? BackendKind::Reference : BackendKind::Cpu;
 }
 
-// An on/off switch: unset, "0" or "1".
-bool flag_from_env(const char* variable) {
+// An on/off switch: unset (`otherwise`), "0" or "1".
+bool flag_from_env(const char* variable, bool otherwise) {
   const char* env = std::getenv(variable);
   std::string v = env ? env : "";
   BRAZE_CHECK(v.empty() || v == "0" || v == "1", variable, "='", v, "' is not a switch; expected 0 or 1");
-  return v == "1";
+  return v.empty() ? otherwise : v == "1";
 }
 
 }  // namespace
@@ -33,8 +33,8 @@ Runtime::Runtime()
     : backend_(backend_from_env()),
       cpu_isa_(jit::host_isa()),
       dumper_(dump_options_from_env()),
-      poison_(flag_from_env("BRAZE_POISON")),
-      arena_(poison_ || flag_from_env("BRAZE_ARENA")) {}
+      poison_(flag_from_env("BRAZE_POISON", false)),
+      arena_(poison_ || flag_from_env("BRAZE_ARENA", true)) {}
 
 Runtime& Runtime::get() {
   static Runtime runtime;

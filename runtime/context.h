@@ -13,6 +13,7 @@
 #include "jit_cpu/isa.h"
 #include "runtime/device.h"
 #include "runtime/dump.h"
+#include "runtime/program.h"
 
 namespace braze {
 
@@ -56,9 +57,11 @@ class Runtime {
   jit::Isa cpu_isa() const { return cpu_isa_; }
   // Writes kernels to files as BRAZE_DUMP and BRAZE_DUMP_DIR ask.
   Dumper& dumper() { return dumper_; }
-  // Intermediates in one planned arena per realize (BRAZE_ARENA=1, or
-  // BRAZE_POISON=1, which also fills dead arena bytes with NaN).
+  // Intermediates in one planned arena per program (on unless
+  // BRAZE_ARENA=0; BRAZE_POISON=1 also fills dead arena bytes with NaN).
   bool arena() const { return arena_; }
+  // Compiled programs by structure (Note [Programs]).
+  ProgramCache& programs() { return programs_; }
   bool poison() const { return poison_; }
 
   // Tensors created without an explicit device go here. Set by the
@@ -73,6 +76,7 @@ class Runtime {
   BackendKind backend_;
   jit::Isa cpu_isa_;
   Dumper dumper_;
+  ProgramCache programs_;
   bool poison_;
   bool arena_;
 };

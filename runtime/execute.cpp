@@ -18,9 +18,9 @@ namespace {
 
 class Executor {
  public:
-  Executor(const Schedule& s, const ArrayAllocator& allocate, KernelMode mode, MemoryOptions memory,
+  Executor(const Schedule& s, Prepared& p, const ArrayAllocator& allocate, std::span<const Array> out,
            std::vector<int64_t>* step_ns)
-      : s_(s), allocate_(allocate), mode_(mode), memory_(memory), step_ns_(step_ns) {}
+      : s_(s), p_(p), allocate_(allocate), out_(out), step_ns_(step_ns), buffers_(s.graph.size()) {}
 
   std::vector<Array> run(std::span<const Array> inputs) {
     const Graph& g = s_.graph;
@@ -34,130 +34,206 @@ class Executor {
                   to_string(n.shape()));
       buffers_[id] = a;
     }
-    if (memory_.arena) plan_arena();
+    bind_out(inputs);
+    if (p_.memory.poison && p_.arena.data) poison(0, p_.plan.arena_bytes);
     if (step_ns_) step_ns_->clear();
     for (size_t k = 0; k < s_.steps.size(); ++k) {
       const Step& step = s_.steps[k];
       auto start = std::chrono::steady_clock::now();
       if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group.nodes[0]);
-      else kernel(step);
+      else kernel(step, p_.kernels[k].get());
       if (step_ns_)
         step_ns_->push_back(
             std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
       Runtime::get().stats().kernels_launched.fetch_add(1, std::memory_order_relaxed);
-      if (memory_.poison && !dying_.empty())
-        for (const memplan::Placement& b : dying_[k]) poison(b.offset, b.bytes);
+      if (p_.memory.poison && !p_.dying.empty())
+        for (const memplan::Placement& b : p_.dying[k]) poison(b.offset, b.bytes);
     }
-    std::vector<Array> out;
-    for (NodeId o : g.outputs) out.push_back(buffers_.at(o));
-    return out;
+    std::vector<Array> result;
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      const Array& a = buffers_[g.outputs[i]];
+      if (!out_.empty() && a.data != out_[i].data) {
+        // Staged (the target aliases an input) or the same node returned twice.
+        std::memcpy(out_[i].data.get(), a.data.get(), a.bytes());
+        result.push_back(out_[i]);
+      } else {
+        result.push_back(a);
+      }
+    }
+    return result;
   }
 
  private:
-  void kernel(const Step& step) {
+  // Where each graph output is written when the caller gives the arrays.
+  void bind_out(std::span<const Array> inputs) {
+    if (out_.empty()) return;
     const Graph& g = s_.graph;
-    std::vector<KernelArg> args(step.reads.size());
+    BRAZE_CHECK(out_.size() == g.outputs.size(), "realize: ", g.outputs.size(), " outputs, but ", out_.size(),
+                " arrays to write them into");
+    if (p_.staging.empty()) p_.staging.resize(out_.size());
+    out_of_.assign(g.size(), -1);
+    for (size_t i = 0; i < out_.size(); ++i) {
+      const Node& n = g[g.outputs[i]];
+      BRAZE_CHECK(out_[i].dtype == n.dtype && out_[i].shape == n.shape(), "realize: output ", i, " is ",
+                  name(n.dtype), to_string(n.shape()), " but the array to write it into is ", name(out_[i].dtype),
+                  to_string(out_[i].shape));
+      if (out_of_[g.outputs[i]] >= 0) continue;  // the same node twice: copied at the end
+      out_of_[g.outputs[i]] = static_cast<int64_t>(i);
+    }
+    for (size_t i = 0; i < out_.size(); ++i) {
+      bool aliases = false;
+      for (const Array& in : inputs) aliases = aliases || overlap(in, out_[i]);
+      if (aliases) {
+        Array& st = p_.staging[i];
+        if (!st.data) st = allocate_(out_[i].dtype, out_[i].shape);  // once per program
+        target_.push_back(st);
+      } else {
+        target_.push_back(out_[i]);
+      }
+    }
+  }
+
+  static bool overlap(const Array& a, const Array& b) {
+    const std::byte* x = a.data.get();
+    const std::byte* y = b.data.get();
+    return x && y && x < y + b.bytes() && y < x + a.bytes();
+  }
+
+  void kernel(const Step& step, const jit::CompiledKernel* compiled) {
+    const Graph& g = s_.graph;
+    args_.assign(step.reads.size(), KernelArg{});
     for (size_t k = 0; k < step.reads.size(); ++k) {
       const Node& n = g[step.reads[k]];
+      KernelArg& arg = args_[k];
       switch (step.spec.inputs[k].kind) {
-        case KernelInput::Kind::Buffer: args[k].data = buffers_.at(step.reads[k]).data.get(); break;
+        case KernelInput::Kind::Buffer: arg.data = buffers_[step.reads[k]].data.get(); break;
         case KernelInput::Kind::Scalar:
+          if (n.op == Op::Input) {  // a 0-d input passed by value (Note [Scalar parameters])
+            const Array& a = buffers_[step.reads[k]];
+            arg.real[0] = load_double(a.dtype, a.data.get(), 0);
+            arg.integer[0] = load_int(a.dtype, a.data.get(), 0);
+            break;
+          }
+          [[fallthrough]];
         case KernelInput::Kind::Arange:
-          for (size_t j = 0; j < n.attr.reals.size(); ++j) args[k].real[j] = n.attr.reals[j];
-          for (size_t j = 0; j < n.attr.ints.size(); ++j) args[k].integer[j] = n.attr.ints[j];
+          for (size_t j = 0; j < n.attr.reals.size(); ++j) arg.real[j] = n.attr.reals[j];
+          for (size_t j = 0; j < n.attr.ints.size(); ++j) arg.integer[j] = n.attr.ints[j];
           break;
       }
     }
-    std::vector<std::byte*> outs;
+    outs_.clear();
     for (size_t k = 0; k < step.group.outputs.size(); ++k) {
       NodeId o = step.group.outputs[k];
       const KernelOutput& ko = step.spec.outputs[k];
       BRAZE_ASSERT(ko.dtype == g[o].dtype && numel(step.spec.shape_of(ko.space)) == numel(g[o].shape()),
                    "kernel output ", k, " does not match node ", o, "\n", canonical_text(step.spec));
       Array a = allocate(g[o].dtype, g[o].shape(), o);
-      outs.push_back(a.data.get());
+      outs_.push_back(a.data.get());
       buffers_[o] = std::move(a);
     }
-    if (mode_ == KernelMode::Interpreted) {
-      interpret_spec(step.spec, args, outs);
+    if (compiled) {
+      jit::launch(*compiled, step.spec, args_, outs_);
       return;
     }
-    Runtime& rt = Runtime::get();
-    jit::Lookup found = jit::KernelCache::get().find_or_compile(step.spec, rt.cpu_isa());
-    if (found.hit) rt.stats().cache_hits_memory.fetch_add(1, std::memory_order_relaxed);
-    if (!found.hit && rt.dumper().enabled()) rt.dumper().kernel(s_, step, found, rt.cpu_isa());  // Note [Dump files]
-    if (found.kernel) {
-      if (!found.hit) {
-        rt.stats().kernels_compiled.fetch_add(1, std::memory_order_relaxed);
-        rt.stats().codegen_ns.fetch_add(found.codegen_ns, std::memory_order_relaxed);
-      }
-      jit::launch(*found.kernel, step.spec, args, outs);
-    } else {
-      // What the generator does not emit yet runs on the spec interpreter
-      // (found.why says what); counted so it cannot hide.
-      rt.stats().kernels_interpreted.fetch_add(1, std::memory_order_relaxed);
-      interpret_spec(step.spec, args, outs);
-    }
+    // Interpreted on request, or what the generator does not emit yet
+    // (counted, so it cannot hide).
+    if (p_.mode == KernelMode::Generated)
+      Runtime::get().stats().kernels_interpreted.fetch_add(1, std::memory_order_relaxed);
+    interpret_spec(step.spec, args_, outs_);
   }
 
   void library_call(NodeId id) {
     const Graph& g = s_.graph;
     std::vector<reference::StridedArray> in;
-    for (NodeId i : g[id].inputs) in.push_back({&buffers_.at(g.base(i)), g[i].view});
+    for (NodeId i : g[id].inputs) in.push_back({&buffers_[g.base(i)], g[i].view});
     buffers_[id] = reference::evaluate_node(
         g[id], in, [&](DType dtype, Shape shape) { return allocate(dtype, std::move(shape), id); });
   }
 
-  // Places the intermediates in one arena (memplan/) and lays out what
-  // poison mode clears after each step.
-  void plan_arena() {
-    memplan::Liveness lives = memplan::liveness(s_);
-    memplan::MemoryPlan plan = memplan::plan_memory(lives);
-    // Cheap beside running the program, and a wrong plan is a silently
-    // wrong answer: checked every time.
-    memplan::verify_plan(lives, plan);
-    if (plan.arena_bytes == 0) return;  // only zero-size intermediates: nothing to share
-    arena_ = allocate_(DType::UInt8, {plan.arena_bytes});
-    Runtime::get().stats().arena_bytes.fetch_add(plan.arena_bytes, std::memory_order_relaxed);
-    if (memory_.poison) poison(0, plan.arena_bytes);
-    dying_.resize(s_.steps.size());
-    for (size_t i = 0; i < plan.buffers.size(); ++i) {
-      offsets_.emplace(plan.buffers[i].node, plan.buffers[i].offset);
-      // The buffer's own bytes, not its padding: the verifier vouches for those only.
-      dying_[lives.scratch[i].last].push_back({plan.buffers[i].node, plan.buffers[i].offset, lives.scratch[i].bytes});
-    }
-  }
-
-  // The buffer of node `id`: its place in the arena when it has one.
+  // The buffer of node `id`: its place in the arena when it has one, the
+  // caller's array when it is an output written in place.
   Array allocate(DType dtype, Shape shape, NodeId id) {
-    auto it = offsets_.find(id);
-    if (it == offsets_.end()) return allocate_(dtype, std::move(shape));
+    if (!out_of_.empty() && out_of_[id] >= 0) return target_[out_of_[id]];
+    int64_t offset = p_.offset.empty() ? -1 : p_.offset[id];
+    if (offset < 0) return allocate_(dtype, std::move(shape));
     BRAZE_ASSERT(dtype == s_.graph[id].dtype && shape == s_.graph[id].shape(), "arena buffer of node ", id,
                  " asked for as ", name(dtype), to_string(shape));
     // Aliases the arena and keeps it alive as long as the buffer is.
-    return Array{dtype, std::move(shape), std::shared_ptr<std::byte[]>(arena_.data, arena_.data.get() + it->second)};
+    return Array{dtype, std::move(shape), std::shared_ptr<std::byte[]>(p_.arena.data, p_.arena.data.get() + offset)};
   }
 
   void poison(int64_t offset, int64_t bytes) {
-    std::memset(arena_.data.get() + offset, 0xFF, static_cast<size_t>(bytes));
+    std::memset(p_.arena.data.get() + offset, 0xFF, static_cast<size_t>(bytes));
   }
 
   const Schedule& s_;
+  Prepared& p_;
   const ArrayAllocator& allocate_;
-  KernelMode mode_;
-  MemoryOptions memory_;
+  std::span<const Array> out_;
   std::vector<int64_t>* step_ns_;
-  std::unordered_map<NodeId, Array> buffers_;
-  Array arena_;
-  std::unordered_map<NodeId, int64_t> offsets_;        // arena-placed nodes
-  std::vector<std::vector<memplan::Placement>> dying_;  // per step: the bytes of buffers it reads last
+  std::vector<Array> buffers_;     // per graph node
+  std::vector<int64_t> out_of_;    // per graph node: the output it is written as, or -1
+  std::vector<Array> target_;      // per output: where it is written
+  std::vector<KernelArg> args_;
+  std::vector<std::byte*> outs_;
 };
+
+// Places the intermediates in one arena (memplan/) and lays out what
+// poison mode clears after each step.
+void plan_arena(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) {
+  p.lives = memplan::liveness(s);
+  p.plan = memplan::plan_memory(p.lives);
+  // Once per program, and a wrong plan is a silently wrong answer: always checked.
+  memplan::verify_plan(p.lives, p.plan);
+  if (p.plan.arena_bytes == 0) return;  // only zero-size intermediates: nothing to share
+  p.arena = allocate(DType::UInt8, {p.plan.arena_bytes});
+  Runtime::get().stats().arena_bytes.fetch_add(p.plan.arena_bytes, std::memory_order_relaxed);
+  p.offset.assign(s.graph.size(), -1);
+  p.dying.resize(s.steps.size());
+  for (size_t i = 0; i < p.plan.buffers.size(); ++i) {
+    const memplan::Placement& b = p.plan.buffers[i];
+    p.offset[b.node] = b.offset;
+    // The buffer's own bytes, not its padding: the verifier vouches for those only.
+    p.dying[p.lives.scratch[i].last].push_back({b.node, b.offset, p.lives.scratch[i].bytes});
+  }
+}
 
 }  // namespace
 
+Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate) {
+  Prepared p;
+  p.mode = mode;
+  p.memory = memory;
+  p.kernels.resize(s.steps.size());
+  if (mode == KernelMode::Generated) {
+    Runtime& rt = Runtime::get();
+    for (size_t k = 0; k < s.steps.size(); ++k) {
+      const Step& step = s.steps[k];
+      if (step.group.kind == FusedGroup::Kind::Library) continue;
+      jit::Lookup found = jit::KernelCache::get().find_or_compile(step.spec, rt.cpu_isa());
+      if (found.hit) rt.stats().cache_hits_memory.fetch_add(1, std::memory_order_relaxed);
+      if (!found.hit && rt.dumper().enabled()) rt.dumper().kernel(s, step, found, rt.cpu_isa());  // Note [Dump files]
+      if (found.kernel && !found.hit) {
+        rt.stats().kernels_compiled.fetch_add(1, std::memory_order_relaxed);
+        rt.stats().codegen_ns.fetch_add(found.codegen_ns, std::memory_order_relaxed);
+      }
+      p.kernels[k] = found.kernel;  // null: the spec interpreter runs it (found.why says why)
+    }
+  }
+  if (memory.arena) plan_arena(s, p, allocate);
+  return p;
+}
+
+std::vector<Array> run_prepared(const Schedule& s, Prepared& p, std::span<const Array> inputs,
+                                const ArrayAllocator& allocate, std::span<const Array> out,
+                                std::vector<int64_t>* step_ns) {
+  return Executor(s, p, allocate, out, step_ns).run(inputs);
+}
+
 std::vector<Array> execute(const Schedule& s, std::span<const Array> inputs, const ArrayAllocator& allocate,
                            KernelMode mode, MemoryOptions memory, std::vector<int64_t>* step_ns) {
-  return Executor(s, allocate, mode, memory, step_ns).run(inputs);
+  Prepared p = prepare(s, mode, memory, allocate);
+  return run_prepared(s, p, inputs, allocate, {}, step_ns);
 }
 
 }  // namespace braze

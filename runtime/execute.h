@@ -1,11 +1,14 @@
 // Runs a schedule on the CPU: kernel steps, then library calls, in order.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "fusion/schedule.h"
 #include "graph/array.h"
+#include "jit_cpu/kernel.h"
+#include "memplan/plan.h"
 
 namespace braze {
 
@@ -28,9 +31,40 @@ struct MemoryOptions {
   bool poison = false;
 };
 
-// `inputs` bound by input number; returns one dense array per graph output.
-// Counts kernels_launched. `step_ns`, when given, receives each step's wall
-// time in nanoseconds, in schedule order (what `braze run` prints).
+// What running a schedule needs that stays the same from run to run: each
+// kernel step's compiled kernel, looked up once, and the memory plan with
+// its arena, allocated once (Note [Programs] in runtime/program.h).
+struct Prepared {
+  KernelMode mode = KernelMode::Generated;
+  MemoryOptions memory;
+  // Per step: the generated kernel; null for library calls and for specs
+  // that run on the spec interpreter.
+  std::vector<std::shared_ptr<const jit::CompiledKernel>> kernels;
+  memplan::Liveness lives;  // with the arena only
+  memplan::MemoryPlan plan;
+  Array arena;                                          // plan.arena_bytes; empty when nothing is shared
+  std::vector<int64_t> offset;                          // per graph node: its arena offset, or -1
+  std::vector<std::vector<memplan::Placement>> dying;   // poison mode, per step: what it reads last
+  std::vector<Array> staging;                           // per output: where it is written when `out` aliases an input
+};
+
+// Compiles (or finds in the kernel cache) every kernel, plans and allocates
+// the arena; counts kernels_compiled, cache_hits_memory, arena_bytes.
+Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate);
+
+// Runs a prepared schedule. `inputs` bound by input number (a 0-d input
+// that a kernel reads as a scalar is passed by value); returns one dense
+// array per graph output, from `allocate` or, when `out` is not empty,
+// written into out[i] (its dtype and shape must match; an `out` that
+// shares memory with an input is computed into `p.staging` and copied, so
+// an in-place update reads the old values). Counts kernels_launched.
+// `step_ns`, when given, receives each step's wall time in nanoseconds, in
+// schedule order (what `braze run` prints).
+std::vector<Array> run_prepared(const Schedule& s, Prepared& p, std::span<const Array> inputs,
+                                const ArrayAllocator& allocate, std::span<const Array> out = {},
+                                std::vector<int64_t>* step_ns = nullptr);
+
+// prepare + run_prepared, once.
 std::vector<Array> execute(const Schedule& s, std::span<const Array> inputs, const ArrayAllocator& allocate,
                            KernelMode mode = KernelMode::Generated, MemoryOptions memory = {},
                            std::vector<int64_t>* step_ns = nullptr);

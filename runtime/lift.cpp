@@ -1,4 +1,6 @@
 // lift(): a Graph back into lazy tensors, the inverse of lower().
+#include <algorithm>
+
 #include "runtime/lower.h"
 
 namespace braze {
@@ -9,8 +11,11 @@ std::vector<Tensor> lift(const Graph& g, std::span<const Array> inputs) {
   std::vector<std::shared_ptr<TensorNode>> nodes(g.size());
   for (NodeId id = 0; id < g.size(); ++id) {
     const Node& n = g[id];
-    auto t = std::make_shared<TensorNode>(TensorNode{n.op, n.dtype, n.shape(), n.attr, Device{}, {}, {}});
-    for (NodeId i : n.inputs) t->inputs.push_back(nodes[i]);
+    auto t = std::make_shared<TensorNode>(TensorNode{n.op, n.dtype, n.shape(), n.attr, Device{}, {}, {}, 0});
+    for (NodeId i : n.inputs) {
+      t->inputs.push_back(nodes[i]);
+      t->depth = std::max(t->depth, nodes[i]->depth + 1);
+    }
     if (n.op == Op::Input) {
       const Array& a = inputs[n.attr.ints[0]];
       BRAZE_CHECK(a.dtype == n.dtype && a.shape == n.shape(), "load_graph: input ", n.attr.ints[0], " is ",

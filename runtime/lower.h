@@ -11,12 +11,48 @@
 
 namespace braze {
 
+// Note [Scalar parameters]
+// A number from user code (`x * lr`) is recorded as a Const leaf. If the
+// program cache keyed on its value, a learning rate that changes every
+// iteration would compile a program every iteration; if it ignored the
+// value, the passes that read values (constant folding, and the rewrites of
+// Note [Exact simplification]: x * 1 -> x, x ** 2 -> square(x), ...) would
+// bake one iteration's value into the next one's program. So realize
+// lowers each Const whose value no pass treats specially to a 0-d graph
+// input, a parameter, whose value is bound at every run: the program's
+// structure (and key) never depends on it. The special values stay Consts
+// and are part of the key: 0, -0.0, 1, -1 and 2 in any numeric dtype and
+// every bool (is_structural_constant). A kernel reads a 0-d input as a
+// scalar argument (runtime/program.cpp), so the code is the same as for a
+// Const. What is lost: two parameters are never folded into one constant
+// (`full(s, 2.5) + 1.5` is one kernel with two scalars, not a fill), and
+// two equal numbers are two parameters, not one interned node.
+struct ScalarParam {
+  int64_t input;  // its input number in the graph
+  DType dtype;
+  Attr value;     // as a Const's attr
+};
+
 struct Lowered {
   Graph graph;               // outputs = the roots, in order
   std::vector<Array> inputs;  // data of the realized tensors the graph reads, by input number
+  // With scalars_as_inputs: the parameters; their entries of `inputs` are
+  // empty, the program that runs the graph binds them.
+  std::vector<ScalarParam> scalars;
 };
 
-Lowered lower(std::span<const Tensor> roots);
+struct LowerOptions {
+  bool scalars_as_inputs = false;  // Note [Scalar parameters]
+};
+
+Lowered lower(std::span<const Tensor> roots, LowerOptions options = {});
+
+// Whether a Const with this dtype and value is structure rather than a
+// parameter (Note [Scalar parameters]).
+bool is_structural_constant(DType dtype, const Attr& value);
+
+// A 0-d array holding a parameter's value.
+void store_scalar(const ScalarParam& p, const Array& into);
 
 }  // namespace braze
 

@@ -1,5 +1,6 @@
 #include "runtime/tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -18,7 +19,7 @@ Device resolve(std::optional<Device> d) {
 }
 
 Tensor leaf(Op op, DType dtype, Shape shape, Attr attr, Device device) {
-  return Tensor(std::make_shared<TensorNode>(TensorNode{op, dtype, std::move(shape), std::move(attr), device, {}, {}}));
+  return Tensor(std::make_shared<TensorNode>(TensorNode{op, dtype, std::move(shape), std::move(attr), device, {}, {}, 0}));
 }
 
 // A scalar constant of `dtype`; a float value given for an int dtype
@@ -29,6 +30,15 @@ Tensor constant(const Scalar& s, DType dtype, Device device) {
   else if (dtype == DType::Bool) attr.ints = {s.kind == DTypeKind::Float ? s.real != 0 : s.integer != 0};
   else attr.ints = {s.kind == DTypeKind::Float ? static_cast<int64_t>(s.real) : s.integer};
   return leaf(Op::Const, dtype, {}, std::move(attr), device);
+}
+
+// Note [Lazy depth limit]: realizes the inputs that would make the new op
+// deeper than the limit.
+void cut_deep_inputs(std::span<const Operand> xs) {
+  std::vector<Tensor> deep;
+  for (const Operand& x : xs)
+    if (const Tensor* t = x.tensor(); t && lazy_depth(*t->node()) >= kMaxLazyDepth) deep.push_back(*t);
+  if (!deep.empty()) realize(deep);
 }
 
 }  // namespace
@@ -70,7 +80,7 @@ std::string Tensor::repr() const {
 
 Tensor from_array(Array data, std::optional<Device> device) {
   Device dev = resolve(device);
-  auto node = std::make_shared<TensorNode>(TensorNode{Op::Input, data.dtype, data.shape, {}, dev, {}, {}});
+  auto node = std::make_shared<TensorNode>(TensorNode{Op::Input, data.dtype, data.shape, {}, dev, {}, {}, 0});
   node->data = std::move(data);
   return Tensor(std::move(node));
 }
@@ -131,6 +141,7 @@ Tensor record(Op op, std::span<const Operand> xs, Attr attr) {
     if (i >= first_value) strong = strong ? promote(*strong, t->dtype()) : t->dtype();
   }
   Device dev = device.value_or(Runtime::default_device());
+  cut_deep_inputs(xs);
   std::vector<std::shared_ptr<TensorNode>> inputs;
   std::vector<TypeShape> types;
   for (size_t i = 0; i < xs.size(); ++i) {
@@ -147,8 +158,10 @@ Tensor record(Op op, std::span<const Operand> xs, Attr attr) {
     inputs.push_back(t.node());
   }
   TypeShape out = infer(op, types, attr);
+  uint32_t depth = 0;
+  for (const auto& in : inputs) depth = std::max(depth, lazy_depth(*in));
   return Tensor(std::make_shared<TensorNode>(
-      TensorNode{op, out.dtype, std::move(out.shape), std::move(attr), dev, std::move(inputs), {}}));
+      TensorNode{op, out.dtype, std::move(out.shape), std::move(attr), dev, std::move(inputs), {}, depth + 1}));
 }
 
 Tensor astype(const Tensor& x, DType dtype) {

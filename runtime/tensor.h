@@ -23,7 +23,8 @@ namespace braze {
 // a Graph (inputs by id, identical nodes interned), evaluates it, and stores
 // each result in its node, which drops its inputs and becomes a leaf. So a
 // loop that carries a realized tensor from one iteration to the next records
-// the same small graph each time instead of an ever longer one.
+// the same small graph each time instead of an ever longer one; a loop
+// that never realizes is cut by Note [Lazy depth limit].
 struct TensorNode {
   Op op;
   DType dtype;
@@ -32,7 +33,26 @@ struct TensorNode {
   Device device;
   std::vector<std::shared_ptr<TensorNode>> inputs;
   std::optional<Array> data;  // set once realized
+  uint32_t depth;             // the longest path of ops down to a leaf or a realized tensor
 };
+
+// Note [Lazy depth limit]
+// `acc = acc + x` in a loop that never realizes acc records a chain one op
+// longer every iteration: the graph, the memory it holds and the time to
+// lower it grow without bound, and every iteration is a structure the
+// program cache has not seen. So an op whose result would be deeper than
+// kMaxLazyDepth first realizes its deepest lazy inputs (record() in
+// tensor.cpp): they become leaves (realized tensors are inputs of later
+// graphs), the new op sits just above them, and the loop's graph repeats
+// the same structure every kMaxLazyDepth iterations: one program compiled
+// for the cycle, replayed after. Depth, not node count: it is what a
+// loop-carried value grows, it is known per node in O(1) (1 + the inputs'
+// largest), and a wide graph is bounded by what the user holds. 256 is
+// deep enough that no model written as one expression (a transformer
+// block is about 60 deep) is cut, and shallow enough that one cycle's
+// program compiles in milliseconds.
+inline constexpr uint32_t kMaxLazyDepth = 256;
+inline uint32_t lazy_depth(const TensorNode& n) { return n.data ? 0 : n.depth; }
 
 class Tensor {
  public:
@@ -95,9 +115,20 @@ class Operand {
   std::variant<Tensor, Scalar> value_;
 };
 
-// Realizes several tensors as one graph (shared work is done once).
+// Realizes several tensors as one graph (shared work is done once), by
+// replaying a cached program when one of the same structure ran before
+// (Note [Programs] in runtime/program.h).
 void realize(std::span<const Tensor> tensors);
 inline void realize(std::initializer_list<Tensor> ts) { realize(std::span<const Tensor>(ts.begin(), ts.size())); }
+
+// Evaluates values[i] into the storage of out[i], a realized tensor of the
+// same dtype and shape, as one program: with a replayed program, nothing is
+// allocated. values may read out (w = w - lr * g): they see the old values.
+// What was recorded on out (lazy views of it) sees the new ones.
+void assign(std::span<const Tensor> out, std::span<const Tensor> values);
+inline void assign(std::initializer_list<Tensor> out, std::initializer_list<Tensor> values) {
+  assign(std::span<const Tensor>(out.begin(), out.size()), std::span<const Tensor>(values.begin(), values.size()));
+}
 
 // Creation.
 Tensor from_array(Array data, std::optional<Device> device = std::nullopt);

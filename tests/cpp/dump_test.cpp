@@ -14,6 +14,7 @@
 
 #include "jit_cpu/disassemble.h"
 #include "runtime/braze.h"
+#include "runtime/context.h"
 #include "runtime/dump.h"
 #include "runtime/lower.h"
 
@@ -195,7 +196,10 @@ class RealizeDumpTest : public DumperTest {
   void SetUp() override {
     DumperTest::SetUp();
     saved_ = Runtime::get().dumper().options();
-    jit::KernelCache::get().clear();  // so each case compiles (dumps happen on compiles)
+    // So each case compiles (dumps happen on compiles, and a cached program
+    // replays without looking its kernels up).
+    jit::KernelCache::get().clear();
+    Runtime::get().programs().clear();
   }
   void TearDown() override {
     Runtime::get().dumper().configure(saved_);
@@ -241,6 +245,7 @@ TEST_F(RealizeDumpTest, SameProgramSameFilesAcrossRuns) {
   dump_to(dir_ / "a");
   realize({softmax_input(5, 100), exp(softmax_input(2, 9)) + 1.0f});
   jit::KernelCache::get().clear();
+  Runtime::get().programs().clear();
   dump_to(dir_ / "b");
   realize({softmax_input(5, 100), exp(softmax_input(2, 9)) + 1.0f});
   std::map<std::string, std::string> a = files_in(dir_ / "a"), b = files_in(dir_ / "b");

@@ -1,5 +1,5 @@
-"""BRAZE_ARENA=1 and BRAZE_POISON=1 (memplan/, runtime/execute.cpp): the
-intermediates of a realize live in one planned arena, and the answers are
+"""The arena (on unless BRAZE_ARENA=0) and BRAZE_POISON=1 (memplan/,
+runtime/execute.cpp): the intermediates of a program live in one planned arena, and the answers are
 the same, bit for bit, even with dead arena bytes poisoned with NaN. braze
 reads the environment once per process, so each case runs in a fresh
 interpreter."""
@@ -48,9 +48,9 @@ def result(**env_vars):
 
 
 def test_arena_and_poison_give_the_same_bits_with_fewer_allocations():
-    plain = result()
+    plain = result(BRAZE_ARENA="0")
     assert plain["stats"]["arena_bytes"] == 0
-    for env in ({"BRAZE_ARENA": "1"}, {"BRAZE_POISON": "1"}):
+    for env in ({}, {"BRAZE_ARENA": "1"}, {"BRAZE_POISON": "1"}):  # the arena is on by default
         got = result(**env)
         assert got["bits"] == plain["bits"], env
         assert got["stats"]["arena_bytes"] > 0, env

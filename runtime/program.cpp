@@ -1,0 +1,111 @@
+#include "runtime/program.h"
+
+#include "graph/check.h"
+
+namespace braze {
+
+namespace {
+
+// A 0-d input read by a kernel is passed by value, as a Const is: the code
+// is the same as for a constant and the value is loaded once per launch
+// (Note [Scalar parameters]).
+void read_scalar_inputs_by_value(Schedule& s) {
+  for (Step& step : s.steps) {
+    if (step.group.kind == FusedGroup::Kind::Library) continue;
+    for (size_t k = 0; k < step.reads.size(); ++k) {
+      const Node& n = s.graph[step.reads[k]];
+      KernelInput& in = step.spec.inputs[k];
+      if (n.op != Op::Input || n.rank() != 0 || in.kind != KernelInput::Kind::Buffer) continue;
+      in.kind = KernelInput::Kind::Scalar;
+      in.view = View{};  // a scalar reads no layout
+    }
+  }
+}
+
+template <class T>
+void append(std::string& key, const T& v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+template <class T>
+void append_all(std::string& key, const std::vector<T>& vs) {
+  append(key, vs.size());
+  for (const T& v : vs) append(key, v);
+}
+
+}  // namespace
+
+Program::Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate)
+    : schedule_(make_schedule(lowered.graph)) {
+  read_scalar_inputs_by_value(schedule_);
+  prepared_ = prepare(schedule_, mode, memory, allocate);
+  params_.resize(lowered.graph.inputs().size());
+  for (const ScalarParam& p : lowered.scalars) params_[p.input] = allocate(p.dtype, {});
+}
+
+std::vector<Array> Program::run(Lowered& lowered, const ArrayAllocator& allocate, std::span<const Array> out,
+                                std::vector<int64_t>* step_ns) {
+  std::lock_guard lock(mu_);
+  for (const ScalarParam& p : lowered.scalars) {
+    const Array& slot = params_[p.input];
+    BRAZE_ASSERT(slot.data && slot.dtype == p.dtype, "parameter ", p.input, " has no slot of its dtype");
+    store_scalar(p, slot);
+    lowered.inputs[p.input] = slot;
+  }
+  return run_prepared(schedule_, prepared_, lowered.inputs, allocate, out, step_ns);
+}
+
+std::string program_key(const Graph& g, MemoryOptions memory) {
+  std::string key;
+  key.reserve(64 * g.size());
+  append(key, memory.arena);
+  append(key, memory.poison);
+  for (const Node& n : g.nodes()) {
+    append(key, n.op);
+    append(key, n.dtype);
+    append_all(key, n.view.shape);
+    append_all(key, n.view.strides);
+    append(key, n.view.offset);
+    append_all(key, n.inputs);
+    append_all(key, n.attr.ints);
+    append_all(key, n.attr.reals);  // by bits: -0.0 is not 0.0
+  }
+  append_all(key, g.outputs);
+  return key;
+}
+
+ProgramCache::Found ProgramCache::find_or_make(const std::string& key,
+                                               const std::function<std::shared_ptr<Program>()>& make) {
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = entries_.find(key); it != entries_.end()) {
+      recent_.splice(recent_.begin(), recent_, it->second.place);
+      return {it->second.program, false};
+    }
+  }
+  // Made outside the lock: compiling takes long, other programs may replay
+  // meanwhile. Two threads making the same program keep the first.
+  std::shared_ptr<Program> made = make();
+  std::lock_guard lock(mu_);
+  if (auto it = entries_.find(key); it != entries_.end()) return {it->second.program, false};
+  recent_.push_front(key);
+  entries_.emplace(key, Entry{made, recent_.begin()});
+  if (entries_.size() > kMaxPrograms) {
+    entries_.erase(recent_.back());
+    recent_.pop_back();
+  }
+  return {made, true};
+}
+
+void ProgramCache::clear() {
+  std::lock_guard lock(mu_);
+  entries_.clear();
+  recent_.clear();
+}
+
+size_t ProgramCache::size() {
+  std::lock_guard lock(mu_);
+  return entries_.size();
+}
+
+}  // namespace braze
