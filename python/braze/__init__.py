@@ -13,6 +13,7 @@ import numpy as _np
 
 from . import _core
 from ._core import Tensor
+from ._jit import jit
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.
 bool_ = _np.dtype("bool")
@@ -104,8 +105,10 @@ def realize(*tensors):
 def explain(*tensors, file=None):
     """Print (to ``file``, default stdout) how the graph that computes
     ``tensors`` is fused: each kernel with its ops, inputs and strides, its
-    outputs, and for every edge that was not fused, why. Realizes nothing.
-    Returns the text."""
+    outputs, and for every edge that was not fused, why; then the memory
+    plan: each intermediate buffer's live interval (in steps), size and
+    offset in the arena, the arena's size (the peak), the lower bound and
+    the total without reuse. Realizes nothing. Returns the text."""
     text = _core.explain(list(tensors))
     print(text, end="", file=file if file is not None else _sys.stdout)
     return text

@@ -1,0 +1,139 @@
+"""Programs and replay (docs/programs.md): the same structure compiles once
+and replays, a new scalar value replays, a new shape compiles; replays
+allocate only the outputs, and nothing with bz.jit(out=...); a loop-carried
+lazy tensor stays bounded; bz.explain shows the memory plan."""
+
+import numpy as np
+import pytest
+
+import braze as bz
+
+RNG = np.random.default_rng(0)
+
+
+def rand(*shape):
+    return RNG.standard_normal(shape, dtype=np.float32)
+
+
+def bias_relu_scale_softmax(x, b, scale):
+    return bz.softmax(bz.maximum(x + b, 0.0) * scale, axis=-1)
+
+
+def np_reference(x, b, scale):
+    h = np.maximum(x + b, 0.0) * np.float32(scale)
+    e = np.exp(h - h.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def delta(before, key):
+    return bz.stats()[key] - before[key]
+
+
+def test_the_same_structure_compiles_once_and_replays_with_new_scalars():
+    x, b = rand(16, 40), rand(40)
+    tx, tb = bz.tensor(x), bz.tensor(b)
+    bias_relu_scale_softmax(tx, tb, 0.3).numpy()
+    before = bz.stats()
+    for i in range(10):
+        scale = 0.3 + 0.11 * i  # never 0, 1 or 2: those are structure
+        got = bias_relu_scale_softmax(tx, tb, scale).numpy()
+        np.testing.assert_allclose(got, np_reference(x, b, scale), rtol=1e-5, atol=1e-6)
+    assert delta(before, "programs_compiled") == 0
+    assert delta(before, "programs_replayed") == 10
+    assert delta(before, "kernels_compiled") == 0
+    assert delta(before, "allocations") == 10  # the outputs the user keeps
+    assert delta(before, "arena_bytes") == 0
+
+
+def test_a_special_scalar_is_a_new_program_and_right():
+    tx = bz.tensor(rand(5, 7))
+    (tx * 3.0).numpy()
+    before = bz.stats()
+    np.testing.assert_array_equal((tx * 1.0).numpy(), tx.numpy())
+    assert delta(before, "programs_compiled") == 1
+
+
+def test_a_new_shape_or_dtype_makes_a_new_program():
+    @bz.jit
+    def f(x):
+        return bz.exp(x) * 0.5
+
+    f(bz.tensor(rand(8, 8)))
+    before = bz.stats()
+    f(bz.tensor(rand(8, 8)))
+    assert delta(before, "programs_compiled") == 0
+    f(bz.tensor(rand(8, 9)))
+    assert delta(before, "programs_compiled") == 1
+    f(bz.tensor(rand(8, 9)).astype(bz.float16))
+    assert delta(before, "programs_compiled") == 3  # the astype, then f on float16
+
+
+def test_jit_with_out_allocates_nothing_per_call():
+    @bz.jit
+    def step(x, b, scale):
+        return bias_relu_scale_softmax(x, b, scale)
+
+    x, b = rand(64, 100), rand(100)
+    tx, tb = bz.tensor(x), bz.tensor(b)
+    out = bz.zeros((64, 100)).realize()
+    step(tx, tb, 0.5, out=out)
+    before = bz.stats()
+    for i in range(20):
+        step(tx, tb, 0.5 + 0.01 * i, out=out)
+    assert delta(before, "allocations") == 0
+    assert delta(before, "bytes_allocated") == 0
+    assert delta(before, "programs_replayed") == 20
+    np.testing.assert_allclose(out.numpy(), np_reference(x, b, 0.5 + 0.01 * 19), rtol=1e-5, atol=1e-6)
+
+
+def test_jit_updates_a_weight_in_place():
+    @bz.jit
+    def sgd(w, g, lr):
+        return w - lr * g
+
+    w0, g = rand(32, 32), rand(32, 32)
+    w = bz.tensor(w0)
+    tg = bz.tensor(g)
+    sgd(w, tg, 0.1, out=w)
+    want = w0 - np.float32(0.1) * g
+    before = bz.stats()
+    for lr in (0.1, 0.05, 0.025):
+        sgd(w, tg, lr, out=w)
+        want = want - np.float32(lr) * g
+    np.testing.assert_allclose(w.numpy(), want, rtol=1e-6, atol=1e-6)
+    assert delta(before, "allocations") == 0
+
+
+def test_jit_returns_several_tensors_and_checks_out():
+    @bz.jit
+    def two(x):
+        return x + 1.5, x * 2.5
+
+    tx = bz.tensor(rand(4, 4))
+    a, b = two(tx)
+    np.testing.assert_allclose(a.numpy(), tx.numpy() + 1.5, rtol=1e-6)
+    with pytest.raises(ValueError, match="returned 2 tensor"):
+        two(tx, out=bz.zeros((4, 4)).realize())
+    with pytest.raises(ValueError, match="lazy"):
+        two(tx, out=(bz.zeros((4, 4)), bz.zeros((4, 4))))
+    with pytest.raises(ValueError, match=r"target 1 is float32\[4, 5\] but the value is float32\[4, 4\]"):
+        two(tx, out=(bz.zeros((4, 4)).realize(), bz.zeros((4, 5)).realize()))
+
+
+def test_a_loop_carried_accumulator_stays_bounded_and_right():
+    x = bz.tensor(np.ones(16, np.float32))
+    acc = bz.zeros(16)
+    before = bz.stats()
+    for _ in range(1000):
+        acc = acc + x
+    np.testing.assert_array_equal(acc.numpy(), np.full(16, 1000, np.float32))
+    assert delta(before, "programs_compiled") <= 3
+
+
+def test_explain_shows_the_memory_plan():
+    tx, tw = bz.tensor(rand(8, 16)), bz.tensor(rand(16, 16))
+    y = bz.tanh(bz.exp(tx) @ tw) @ tw
+    text = bz.explain(y, file=open("/dev/null", "w"))
+    assert "memory plan" in text
+    assert "steps" in text and " at " in text
+    assert "lower bound" in text and "no reuse" in text
