@@ -71,6 +71,17 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 
+  PlanOptions plan_options;
+  CLI::App* plan = app.add_subcommand("plan", "the memory plan: each buffer's live steps, bytes and arena offset");
+  add_source(plan, src);
+  add_format(plan, plan_options.format, {"text", "json"});
+  plan->add_option("--alignment", plan_options.alignment, "bytes every offset is a multiple of (64 CPU, 256 GPU)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  plan->add_option("--strategy", plan_options.strategy, "placement (memplan/README.md)")
+      ->check(CLI::IsMember({"greedy", "heap"}))
+      ->capture_default_str();
+
   CLI::App* doctor_cmd = app.add_subcommand("doctor", "what this machine offers braze: CPU, CUDA libraries, caches");
   add_format(doctor_cmd, format, {"text", "json"});
 
@@ -95,6 +106,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     else if (fuse->parsed()) show_fusion(load_source(src), format, out);
     else if (kernels->parsed()) show_kernels(load_source(src), isa, format, out);
     else if (run->parsed()) run_graph(load_source(src), run_options, out);
+    else if (plan->parsed()) show_plan(load_source(src), plan_options, out);
     else if (doctor_cmd->parsed()) doctor(format, out);
     return 0;
   } catch (const std::exception& e) {

@@ -37,6 +37,17 @@ struct RunOptions {
 // Throws (exit 1) when an output disagrees with the reference.
 void run_graph(const GraphSource& src, const RunOptions& options, std::ostream& out);
 
+struct PlanOptions {
+  std::string format = "text";
+  int64_t alignment = 64;         // the CPU's; the GPU wants 256
+  std::string strategy = "greedy";  // or "heap" (Note [Placement strategies])
+};
+
+// `braze plan`: the memory plan of the graph's intermediates: per buffer,
+// the steps it lives over, its bytes and arena offset; then the arena, the
+// lower bound and the no-reuse total. format: text, json.
+void show_plan(const GraphSource& src, const PlanOptions& options, std::ostream& out);
+
 // `braze doctor`: the CPU ISA, threads, disassembler, CUDA libraries and
 // caches. format: text, json.
 void doctor(const std::string& format, std::ostream& out);

@@ -111,6 +111,40 @@ TEST_F(CliTest, FuseSaysWhyAnEdgeWasNotFused) {
   EXPECT_NE(r.out.find("not fused:"), std::string::npos) << r.out;
 }
 
+TEST_F(CliTest, PlanShowsEachBufferAndTheArenaAgainstItsBounds) {
+  // exp -> matmul -> tanh -> matmul: library calls between kernels, so
+  // intermediates live over several steps.
+  std::vector<float> v(64, 0.5f);
+  Tensor a = from_vector<float>(v, {8, 8});
+  std::string file = save("chain.json", matmul(tanh(matmul(exp(a), a)), a));
+  Result r = cli({"plan", file});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("4 step(s):"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3 scratch buffer(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("256 B  at "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lower bound"), std::string::npos) << r.out;
+
+  r = cli({"plan", file, "--format", "json", "--alignment", "256"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["alignment"], 256);
+  EXPECT_EQ(j["steps"], 4);
+  ASSERT_EQ(j["buffers"].size(), 3u) << r.out;
+  for (const auto& b : j["buffers"]) {
+    EXPECT_EQ(b["bytes"], 256);
+    EXPECT_EQ(b["offset"].get<int64_t>() % 256, 0);
+    EXPECT_LE(b["first_step"].get<int64_t>(), b["last_step"].get<int64_t>());
+  }
+  EXPECT_LE(j["lower_bound_bytes"].get<int64_t>(), j["arena_bytes"].get<int64_t>());
+  EXPECT_LE(j["arena_bytes"].get<int64_t>(), j["no_reuse_bytes"].get<int64_t>());
+  // Each buffer dies before the one after the next is born: two slots suffice.
+  EXPECT_EQ(j["arena_bytes"], 2 * 256);
+
+  r = cli({"plan", "--expr", "exp(x) + 1", "--input", "x:f32[4,4]", "--strategy", "heap"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("0 scratch buffer(s)"), std::string::npos) << r.out;  // one kernel: nothing to plan
+}
+
 TEST_F(CliTest, KernelsShowTheFusedTextAndTheAssemblyOfEitherIsa) {
   std::string file = softmax_file();
   Schedule s = make_schedule(load_graph_file(file).graph);
@@ -229,9 +263,10 @@ TEST_F(CliTest, DoctorReportsCpuCudaLibrariesAndCaches) {
 TEST_F(CliTest, HelpForEverySubcommandExitsZero) {
   Result top = cli({"--help"});
   EXPECT_EQ(top.code, 0) << top.err;
-  for (std::string sub : {"graph", "fuse", "kernels", "run", "doctor"}) EXPECT_NE(top.out.find("  " + sub + " "), std::string::npos) << top.out;
+  for (std::string sub : {"graph", "fuse", "kernels", "run", "plan", "doctor"}) EXPECT_NE(top.out.find("  " + sub + " "), std::string::npos) << top.out;
   for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"graph", "--help"}, {"fuse", "-h"}, {"kernels", "--help"}, {"run", "--help"}, {"doctor", "--help"}}) {
+           {"graph", "--help"}, {"fuse", "-h"}, {"kernels", "--help"}, {"run", "--help"}, {"plan", "--help"},
+           {"doctor", "--help"}}) {
     Result r = cli(args);
     EXPECT_EQ(r.code, 0) << args[0] << r.err;
     EXPECT_NE(r.out.find("--format"), std::string::npos) << args[0] << ": " << r.out;
@@ -262,6 +297,11 @@ TEST_F(CliTest, BadInputIsOneLineAndNonZero) {
       {{}, 2, "subcommand"},
       {{"doctor", "--format", "dot"}, 2, "dot"},
       {{"run", softmax_file(), "--repeat", "0"}, 2, "--repeat"},
+      {{"plan", (dir_ / "missing.json").string()}, 1, "no such file"},
+      {{"plan", softmax_file(), "--format", "dot"}, 2, "dot"},
+      {{"plan", softmax_file(), "--strategy", "best"}, 2, "best"},
+      {{"plan", softmax_file(), "--alignment", "0"}, 2, "--alignment"},
+      {{"plan", softmax_file(), "--alignment", "48"}, 1, "not a power of two"},
   };
   for (const Case& c : cases) {
     Result r = cli(c.args);
