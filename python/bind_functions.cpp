@@ -4,6 +4,7 @@
 
 #include "fusion/schedule.h"
 #include "memplan/plan.h"
+#include "memplan/verify.h"
 #include "python/convert.h"
 
 namespace braze::py {
@@ -107,6 +108,20 @@ void bind_runtime(nb::module_& m) {
     return explain(s) + memplan::explain_plan(s);
   }, "tensors"_a);
   m.def("clear_programs", []() { Runtime::get().programs().clear(); });
+  // The figures of the memory plan realize would make (bench/memory_plan.py).
+  m.def("_plan", [](const std::vector<Tensor>& ts) {
+    Schedule s = make_schedule(lower(ts).graph);
+    memplan::Liveness l = memplan::liveness(s);
+    memplan::MemoryPlan p = memplan::plan_memory(l);
+    memplan::verify_plan(l, p);
+    nb::dict d;
+    d["steps"] = s.steps.size();
+    d["buffers"] = p.buffers.size();
+    d["arena_bytes"] = p.arena_bytes;
+    d["lower_bound_bytes"] = memplan::lower_bound(l, p.alignment);
+    d["no_reuse_bytes"] = memplan::no_reuse_bytes(l, p.alignment);
+    return d;
+  }, "tensors"_a);
   m.def("stats", []() { return Runtime::get().stats_snapshot(); });
   m.def("reset_stats", []() { Runtime::get().reset_stats(); });
   m.def("_default_device", []() { return Runtime::default_device().str(); });

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <span>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "graph/array.h"
@@ -30,7 +32,8 @@ namespace braze {
 struct ScalarParam {
   int64_t input;  // its input number in the graph
   DType dtype;
-  Attr value;     // as a Const's attr
+  double real;       // float dtypes
+  int64_t integer;   // the others
 };
 
 struct Lowered {
@@ -46,6 +49,21 @@ struct LowerOptions {
 };
 
 Lowered lower(std::span<const Tensor> roots, LowerOptions options = {});
+
+// The lazy DAG under some roots in post-order with the arrays and scalars a
+// program run binds, and a key of its structure, without building a Graph:
+// what a replay costs (Note [Programs]). lower() builds the Graph from it;
+// equal keys give identical graphs (the same nodes, numbered alike).
+struct Walk {
+  std::vector<const TensorNode*> order;
+  std::unordered_map<const TensorNode*, uint32_t> index;  // into order
+  std::vector<Array> inputs;          // by input number; parameters' entries empty
+  std::vector<ScalarParam> scalars;   // with scalars_as_inputs
+  std::string key;                    // with a key asked for
+  LowerOptions options;
+};
+Walk walk(std::span<const Tensor> roots, LowerOptions options, bool with_key);
+Lowered lower(const Walk& w, std::span<const Tensor> roots);
 
 // Whether a Const with this dtype and value is structure rather than a
 // parameter (Note [Scalar parameters]).

@@ -22,17 +22,6 @@ void read_scalar_inputs_by_value(Schedule& s) {
   }
 }
 
-template <class T>
-void append(std::string& key, const T& v) {
-  key.append(reinterpret_cast<const char*>(&v), sizeof(T));
-}
-
-template <class T>
-void append_all(std::string& key, const std::vector<T>& vs) {
-  append(key, vs.size());
-  for (const T& v : vs) append(key, v);
-}
-
 }  // namespace
 
 Program::Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate)
@@ -43,35 +32,17 @@ Program::Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, 
   for (const ScalarParam& p : lowered.scalars) params_[p.input] = allocate(p.dtype, {});
 }
 
-std::vector<Array> Program::run(Lowered& lowered, const ArrayAllocator& allocate, std::span<const Array> out,
+std::vector<Array> Program::run(std::vector<Array>& inputs, std::span<const ScalarParam> scalars,
+                                const ArrayAllocator& allocate, std::span<const Array> out,
                                 std::vector<int64_t>* step_ns) {
   std::lock_guard lock(mu_);
-  for (const ScalarParam& p : lowered.scalars) {
+  for (const ScalarParam& p : scalars) {
     const Array& slot = params_[p.input];
     BRAZE_ASSERT(slot.data && slot.dtype == p.dtype, "parameter ", p.input, " has no slot of its dtype");
     store_scalar(p, slot);
-    lowered.inputs[p.input] = slot;
+    inputs[p.input] = slot;
   }
-  return run_prepared(schedule_, prepared_, lowered.inputs, allocate, out, step_ns);
-}
-
-std::string program_key(const Graph& g, MemoryOptions memory) {
-  std::string key;
-  key.reserve(64 * g.size());
-  append(key, memory.arena);
-  append(key, memory.poison);
-  for (const Node& n : g.nodes()) {
-    append(key, n.op);
-    append(key, n.dtype);
-    append_all(key, n.view.shape);
-    append_all(key, n.view.strides);
-    append(key, n.view.offset);
-    append_all(key, n.inputs);
-    append_all(key, n.attr.ints);
-    append_all(key, n.attr.reals);  // by bits: -0.0 is not 0.0
-  }
-  append_all(key, g.outputs);
-  return key;
+  return run_prepared(schedule_, prepared_, inputs, allocate, out, step_ns);
 }
 
 ProgramCache::Found ProgramCache::find_or_make(const std::string& key,

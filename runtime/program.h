@@ -19,11 +19,13 @@
 namespace braze {
 
 // Note [Programs]
-// realize() lowers the lazy DAG to a Graph and asks the program cache for
-// it by its structure key (program_key: every node's op, dtype, view,
-// inputs and attrs, which include the special constants, and the graph's
-// outputs; not the data and not the values of scalar parameters, Note
-// [Scalar parameters]). The first time, a Program is made: the pass
+// realize() walks the lazy DAG (walk() in lower.h) and asks the program
+// cache for its structure key: every node's op, dtype, shape, attrs (which
+// include the special constants) and inputs, which nodes are data and
+// which are scalar parameters, and the roots; not the data and not the
+// values of the parameters (Note [Scalar parameters]). Equal keys lower to
+// identical graphs. The first time, the DAG is lowered to a Graph and a
+// Program is made: the pass
 // pipeline and partition (the Schedule), every kernel found or compiled
 // once (Prepared::kernels), the memory plan verified once and its arena
 // allocated once. Every later realize of the same structure replays it:
@@ -40,9 +42,12 @@ class Program {
  public:
   Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate);
 
-  // `lowered` must have this program's key; its parameters' values are
-  // bound and its arrays read. One run at a time (the arena is shared).
-  std::vector<Array> run(Lowered& lowered, const ArrayAllocator& allocate, std::span<const Array> out = {},
+  // `inputs` by input number, as walk() or lower() gives them for a DAG of
+  // this program's structure: the parameters' entries are bound to the
+  // program's own 0-d arrays holding `scalars`. One run at a time (the
+  // arena is shared).
+  std::vector<Array> run(std::vector<Array>& inputs, std::span<const ScalarParam> scalars,
+                         const ArrayAllocator& allocate, std::span<const Array> out = {},
                          std::vector<int64_t>* step_ns = nullptr);
 
   const Schedule& schedule() const { return schedule_; }
@@ -54,10 +59,6 @@ class Program {
   std::vector<Array> params_;  // per input number: the 0-d array a parameter is bound into, or empty
   std::mutex mu_;
 };
-
-// The structure of a lowered graph, as a byte string: equal keys, identical
-// graphs (and so the same program).
-std::string program_key(const Graph& g, MemoryOptions memory);
 
 // How many programs the cache keeps (least recently used goes first): each
 // holds its arena, so a loop over ever new shapes must not keep them all.

@@ -1,7 +1,7 @@
-// realize(): lower the lazy DAG to a Graph, fuse it and run it (Note [Lazy tensors]).
-#include <bit>
+// realize(): find the program of the lazy DAG's structure, or lower the
+// DAG to a Graph and compile one, and run it (Note [Lazy tensors], Note
+// [Programs]).
 #include <cstring>
-#include <unordered_map>
 
 #include "graph/reference.h"
 #include "runtime/context.h"
@@ -11,60 +11,6 @@
 #include "runtime/tensor.h"
 
 namespace braze {
-
-bool is_structural_constant(DType dtype, const Attr& value) {
-  if (dtype == DType::Bool) return true;
-  if (is_float(dtype)) {
-    uint64_t bits = std::bit_cast<uint64_t>(value.reals[0]);
-    for (double v : {0.0, -0.0, 1.0, -1.0, 2.0})
-      if (bits == std::bit_cast<uint64_t>(v)) return true;
-    return false;
-  }
-  int64_t v = value.ints[0];
-  return v == 0 || v == 1 || v == -1 || v == 2;
-}
-
-void store_scalar(const ScalarParam& p, const Array& into) {
-  if (is_float(p.dtype)) store_double(p.dtype, into.data.get(), 0, p.value.reals[0]);
-  else store_int(p.dtype, into.data.get(), 0, p.value.ints[0]);
-}
-
-Lowered lower(std::span<const Tensor> roots, LowerOptions options) {
-  Lowered out;
-  std::unordered_map<const TensorNode*, NodeId> ids;
-  // Iterative post-order walk: user graphs can be deeper than the stack.
-  std::vector<std::pair<const TensorNode*, bool>> stack;
-  for (const Tensor& t : roots) stack.emplace_back(t.node().get(), false);
-  while (!stack.empty()) {
-    auto [n, expanded] = stack.back();
-    stack.pop_back();
-    if (ids.count(n)) continue;
-    if (!n->data && !expanded) {
-      stack.emplace_back(n, true);
-      for (auto it = n->inputs.rbegin(); it != n->inputs.rend(); ++it)
-        if (!ids.count(it->get())) stack.emplace_back(it->get(), false);
-      continue;
-    }
-    NodeId id;
-    if (n->data) {
-      id = out.graph.input(n->dtype, n->shape);
-      out.inputs.push_back(*n->data);
-    } else if (options.scalars_as_inputs && n->op == Op::Const && !is_structural_constant(n->dtype, n->attr)) {
-      id = out.graph.input(n->dtype, {});
-      out.scalars.push_back({static_cast<int64_t>(out.inputs.size()), n->dtype, n->attr});
-      out.inputs.emplace_back();
-    } else if (info(n->op).kind == FusionKind::Leaf) {
-      id = out.graph.add(Node{n->op, n->dtype, View::contiguous(n->shape), {}, n->attr});
-    } else {
-      std::vector<NodeId> in;
-      for (const auto& x : n->inputs) in.push_back(ids.at(x.get()));
-      id = out.graph.apply(n->op, in, n->attr);
-    }
-    ids.emplace(n, id);
-  }
-  for (const Tensor& t : roots) out.graph.outputs.push_back(ids.at(t.node().get()));
-  return out;
-}
 
 namespace {
 
@@ -89,14 +35,16 @@ std::vector<Array> evaluate(std::span<const Tensor> roots, std::span<const Array
     rt.stats().reference_evaluations.fetch_add(1, std::memory_order_relaxed);
     for (size_t i = 0; i < out.size(); ++i) std::memcpy(out[i].data.get(), results[i].data.get(), results[i].bytes());
   } else {
-    Lowered lowered = lower(roots, {.scalars_as_inputs = true});
     MemoryOptions memory{.arena = rt.arena(), .poison = rt.poison()};
-    ProgramCache::Found found = rt.programs().find_or_make(program_key(lowered.graph, memory), [&] {
-      return std::make_shared<Program>(lowered, KernelMode::Generated, memory, counted);
+    Walk w = walk(roots, {.scalars_as_inputs = true}, /*with_key=*/true);
+    w.key.push_back(static_cast<char>(memory.arena));
+    w.key.push_back(static_cast<char>(memory.poison));
+    ProgramCache::Found found = rt.programs().find_or_make(w.key, [&] {
+      return std::make_shared<Program>(lower(w, roots), KernelMode::Generated, memory, counted);
     });
     (found.compiled ? rt.stats().programs_compiled : rt.stats().programs_replayed)
         .fetch_add(1, std::memory_order_relaxed);
-    results = found.program->run(lowered, counted, out);
+    results = found.program->run(w.inputs, w.scalars, counted, out);
   }
   rt.stats().realizations.fetch_add(1, std::memory_order_relaxed);
   return results;

@@ -147,7 +147,7 @@ TEST(Program, RandomGraphsReplayWithPoisonedArenas) {
     Lowered l = lower(lift(g, inputs), {.scalars_as_inputs = true});
     Program p(l, KernelMode::Interpreted, {.arena = true, .poison = true}, allocate_array);
     for (int run = 0; run < 2; ++run) {
-      std::vector<Array> got = p.run(l, allocate_array);
+      std::vector<Array> got = p.run(l.inputs, l.scalars, allocate_array);
       ASSERT_EQ(got.size(), want.size());
       for (size_t i = 0; i < got.size(); ++i)
         EXPECT_TRUE(same_bits(got[i], want[i])) << "seed " << seed << " run " << run << " output " << i;

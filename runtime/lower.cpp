@@ -1,0 +1,135 @@
+// lower(): the lazy DAG under some tensors as a Graph, by way of walk(),
+// which is all a replayed program needs (Note [Programs]).
+#include <bit>
+
+#include "runtime/lower.h"
+
+namespace braze {
+
+namespace {
+
+template <class T>
+void append(std::string& key, const T& v) {
+  key.append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+template <class T>
+void append_all(std::string& key, const std::vector<T>& vs) {
+  append(key, static_cast<uint32_t>(vs.size()));
+  key.append(reinterpret_cast<const char*>(vs.data()), vs.size() * sizeof(T));
+}
+
+bool is_parameter(const TensorNode& n, LowerOptions options) {
+  return options.scalars_as_inputs && !n.data && n.op == Op::Const && !is_structural_constant(n.dtype, n.attr);
+}
+
+// What the key says of one node; its inputs are already in the walk.
+void append_node(std::string& key, const Walk& w, const TensorNode& n, bool parameter) {
+  enum Tag : char { Data, Parameter, Recorded };
+  if (n.data) {
+    append(key, Data);
+    append(key, n.dtype);
+    append_all(key, n.shape);
+    return;
+  }
+  if (parameter) {
+    append(key, Parameter);
+    append(key, n.dtype);
+    return;
+  }
+  append(key, Recorded);
+  append(key, n.op);
+  append(key, n.dtype);
+  append_all(key, n.shape);
+  append_all(key, n.attr.ints);
+  append_all(key, n.attr.reals);  // by bits: -0.0 is not 0.0 (only special values reach here)
+  append(key, static_cast<uint32_t>(n.inputs.size()));
+  for (const auto& in : n.inputs) append(key, w.index.at(in.get()));
+}
+
+}  // namespace
+
+bool is_structural_constant(DType dtype, const Attr& value) {
+  if (dtype == DType::Bool) return true;
+  if (is_float(dtype)) {
+    uint64_t bits = std::bit_cast<uint64_t>(value.reals[0]);
+    for (double v : {0.0, -0.0, 1.0, -1.0, 2.0})
+      if (bits == std::bit_cast<uint64_t>(v)) return true;
+    return false;
+  }
+  int64_t v = value.ints[0];
+  return v == 0 || v == 1 || v == -1 || v == 2;
+}
+
+void store_scalar(const ScalarParam& p, const Array& into) {
+  if (is_float(p.dtype)) store_double(p.dtype, into.data.get(), 0, p.real);
+  else store_int(p.dtype, into.data.get(), 0, p.integer);
+}
+
+Walk walk(std::span<const Tensor> roots, LowerOptions options, bool with_key) {
+  Walk w;
+  w.options = options;
+  w.index.reserve(64);
+  // Iterative post-order: user graphs can be deeper than the stack.
+  std::vector<std::pair<const TensorNode*, bool>> stack;
+  for (const Tensor& t : roots) stack.emplace_back(t.node().get(), false);
+  while (!stack.empty()) {
+    auto [n, expanded] = stack.back();
+    stack.pop_back();
+    if (w.index.count(n)) continue;
+    if (!n->data && !expanded) {
+      stack.emplace_back(n, true);
+      for (auto it = n->inputs.rbegin(); it != n->inputs.rend(); ++it)
+        if (!w.index.count(it->get())) stack.emplace_back(it->get(), false);
+      continue;
+    }
+    bool parameter = is_parameter(*n, options);
+    if (n->data) {
+      w.inputs.push_back(*n->data);
+    } else if (parameter) {
+      const bool real = is_float(n->dtype);
+      w.scalars.push_back({static_cast<int64_t>(w.inputs.size()), n->dtype, real ? n->attr.reals[0] : 0.0,
+                           real ? 0 : n->attr.ints[0]});
+      w.inputs.emplace_back();
+    }
+    if (with_key) append_node(w.key, w, *n, parameter);
+    w.index.emplace(n, static_cast<uint32_t>(w.order.size()));
+    w.order.push_back(n);
+  }
+  if (with_key)
+    for (const Tensor& t : roots) append(w.key, w.index.at(t.node().get()));
+  return w;
+}
+
+Lowered lower(const Walk& w, std::span<const Tensor> roots) {
+  Lowered out;
+  out.inputs = w.inputs;
+  out.scalars = w.scalars;
+  std::vector<NodeId> ids(w.order.size());
+  size_t next_scalar = 0;
+  for (size_t k = 0; k < w.order.size(); ++k) {
+    const TensorNode* n = w.order[k];
+    if (n->data) {
+      ids[k] = out.graph.input(n->dtype, n->shape);
+    } else if (is_parameter(*n, w.options)) {
+      BRAZE_ASSERT(w.scalars.at(next_scalar).input == static_cast<int64_t>(out.graph.inputs().size()),
+                   "parameter ", next_scalar, " is numbered apart from the walk");
+      ids[k] = out.graph.input(n->dtype, {});
+      ++next_scalar;
+    } else if (info(n->op).kind == FusionKind::Leaf) {
+      ids[k] = out.graph.add(Node{n->op, n->dtype, View::contiguous(n->shape), {}, n->attr});
+    } else {
+      std::vector<NodeId> in;
+      for (const auto& x : n->inputs) in.push_back(ids[w.index.at(x.get())]);
+      ids[k] = out.graph.apply(n->op, in, n->attr);
+    }
+  }
+  for (const Tensor& t : roots) out.graph.outputs.push_back(ids[w.index.at(t.node().get())]);
+  return out;
+}
+
+Lowered lower(std::span<const Tensor> roots, LowerOptions options) {
+  return lower(walk(roots, options, /*with_key=*/false), roots);
+}
+
+}  // namespace braze
