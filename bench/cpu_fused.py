@@ -6,8 +6,7 @@ count. First (compile) runs and braze's code generation time reported apart.
 
 Run: scripts/bench.sh (installs the peers from bench/requirements.txt), or
      PYTHONPATH=build/python .venv/bin/python bench/cpu_fused.py
-Not yet here: mlp, small_chain and loop (they need the library ops and the
-program cache).
+small_chain and loop are in program_loop.py; mlp waits for the library ops.
 """
 import os
 import statistics
