@@ -1,5 +1,6 @@
 // lower(): the lazy DAG under some tensors as a Graph, by way of walk(),
 // which is all a replayed program needs (Note [Programs]).
+#include <algorithm>
 #include <bit>
 
 #include "runtime/lower.h"
@@ -88,8 +89,21 @@ Walk walk(std::span<const Tensor> roots, LowerOptions options, bool with_key) {
       w.inputs.push_back(*n->data);
     } else if (parameter) {
       const bool real = is_float(n->dtype);
-      w.scalars.push_back({static_cast<int64_t>(w.inputs.size()), n->dtype, real ? n->attr.reals[0] : 0.0,
-                           real ? 0 : n->attr.ints[0]});
+      ScalarParam p{static_cast<int64_t>(w.inputs.size()), n->dtype, real ? n->attr.reals[0] : 0.0,
+                    real ? 0 : n->attr.ints[0]};
+      // Equal numbers are one parameter, as a Graph interns equal Consts
+      // into one node: the program's kernels are those of the graph that
+      // bz.save_graph writes (Note [Scalar parameters]).
+      auto same = std::find_if(w.scalars.begin(), w.scalars.end(), [&](const ScalarParam& q) {
+        return q.dtype == p.dtype && std::bit_cast<uint64_t>(q.real) == std::bit_cast<uint64_t>(p.real) &&
+               q.integer == p.integer;
+      });
+      if (same != w.scalars.end()) {
+        w.index.emplace(n, w.scalar_nodes[same - w.scalars.begin()]);
+        continue;
+      }
+      w.scalars.push_back(p);
+      w.scalar_nodes.push_back(static_cast<uint32_t>(w.order.size()));
       w.inputs.emplace_back();
     }
     if (with_key) append_node(w.key, w, *n, parameter);
@@ -125,6 +139,24 @@ Lowered lower(const Walk& w, std::span<const Tensor> roots) {
     }
   }
   for (const Tensor& t : roots) out.graph.outputs.push_back(ids[w.index.at(t.node().get())]);
+  return out;
+}
+
+Graph with_scalar_parameters(const Graph& g) {
+  Graph out;
+  std::vector<NodeId> ids(g.size());
+  for (NodeId id = 0; id < g.size(); ++id) {
+    Node n = g[id];
+    if (n.op == Op::Input) {
+      ids[id] = out.input(n.dtype, n.shape());
+    } else if (n.op == Op::Const && !is_structural_constant(n.dtype, n.attr)) {
+      ids[id] = out.input(n.dtype, {});
+    } else {
+      for (NodeId& i : n.inputs) i = ids[i];
+      ids[id] = out.add(n);
+    }
+  }
+  for (NodeId o : g.outputs) out.outputs.push_back(ids[o]);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graph/array.h"
+#include "fusion/schedule.h"
 #include "graph/graph.h"
 #include "runtime/tensor.h"
 
@@ -26,9 +27,13 @@ namespace braze {
 // and are part of the key: 0, -0.0, 1, -1 and 2 in any numeric dtype and
 // every bool (is_structural_constant). A kernel reads a 0-d input as a
 // scalar argument (runtime/program.cpp), so the code is the same as for a
-// Const. What is lost: two parameters are never folded into one constant
-// (`full(s, 2.5) + 1.5` is one kernel with two scalars, not a fill), and
-// two equal numbers are two parameters, not one interned node.
+// Const. Equal numbers of one dtype are one parameter, as equal Consts are
+// one interned node, so a program's kernels are those of the graph
+// bz.save_graph writes with its non-special Consts read as parameters
+// (with_scalar_parameters, what `braze kernels` shows); that two numbers
+// are equal is structure. What is lost: two parameters are never folded
+// into one constant (`full(s, 2.5) + 1.5` is one kernel with two scalars,
+// not a fill).
 struct ScalarParam {
   int64_t input;  // its input number in the graph
   DType dtype;
@@ -59,6 +64,7 @@ struct Walk {
   std::unordered_map<const TensorNode*, uint32_t> index;  // into order
   std::vector<Array> inputs;          // by input number; parameters' entries empty
   std::vector<ScalarParam> scalars;   // with scalars_as_inputs
+  std::vector<uint32_t> scalar_nodes; // per scalar: its place in order
   std::string key;                    // with a key asked for
   LowerOptions options;
 };
@@ -68,6 +74,15 @@ Lowered lower(const Walk& w, std::span<const Tensor> roots);
 // Whether a Const with this dtype and value is structure rather than a
 // parameter (Note [Scalar parameters]).
 bool is_structural_constant(DType dtype, const Attr& value);
+
+// `g` with each Const that is not structural replaced by a 0-d input (a
+// parameter), node for node: the graph realize would run for the DAG that
+// `g` was lowered from.
+Graph with_scalar_parameters(const Graph& g);
+
+// The schedule a Program runs for a graph with parameters: make_schedule,
+// then each 0-d input a kernel reads passed by value (as a Const is).
+Schedule program_schedule(const Graph& g);
 
 // A 0-d array holding a parameter's value.
 void store_scalar(const ScalarParam& p, const Array& into);

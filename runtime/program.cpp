@@ -4,12 +4,11 @@
 
 namespace braze {
 
-namespace {
-
-// A 0-d input read by a kernel is passed by value, as a Const is: the code
-// is the same as for a constant and the value is loaded once per launch
-// (Note [Scalar parameters]).
-void read_scalar_inputs_by_value(Schedule& s) {
+Schedule program_schedule(const Graph& g) {
+  Schedule s = make_schedule(g);
+  // A 0-d input read by a kernel is passed by value, as a Const is: the
+  // code is the same as for a constant and the value is loaded once per
+  // launch (Note [Scalar parameters]).
   for (Step& step : s.steps) {
     if (step.group.kind == FusedGroup::Kind::Library) continue;
     for (size_t k = 0; k < step.reads.size(); ++k) {
@@ -20,13 +19,11 @@ void read_scalar_inputs_by_value(Schedule& s) {
       in.view = View{};  // a scalar reads no layout
     }
   }
+  return s;
 }
 
-}  // namespace
-
 Program::Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate)
-    : schedule_(make_schedule(lowered.graph)) {
-  read_scalar_inputs_by_value(schedule_);
+    : schedule_(program_schedule(lowered.graph)) {
   prepared_ = prepare(schedule_, mode, memory, allocate);
   params_.resize(lowered.graph.inputs().size());
   for (const ScalarParam& p : lowered.scalars) params_[p.input] = allocate(p.dtype, {});

@@ -10,6 +10,7 @@
 #include "graph/check.h"
 #include "jit_cpu/kernel_cache.h"
 #include "runtime/dump.h"
+#include "runtime/lower.h"
 #include "tools/commands.h"
 #include "tools/node_names.h"
 
@@ -34,7 +35,8 @@ void show_kernels(const GraphSource& src, const std::string& isa_name, const std
                   std::ostream& out) {
   BRAZE_CHECK(format == "text" || format == "json", "kernels: unknown format '", format, "' (text, json)");
   jit::Isa isa = parse_isa(isa_name);
-  Schedule s = make_schedule(src.graph);
+  // The kernels realize runs: its numbers are parameters (Note [Scalar parameters]).
+  Schedule s = program_schedule(with_scalar_parameters(src.graph));
   nlohmann::json all = nlohmann::json::array();
   for (size_t k = 0; k < s.steps.size(); ++k) {
     const Step& st = s.steps[k];

@@ -9,6 +9,7 @@
 #include "graph/check.h"
 #include "memplan/plan.h"
 #include "memplan/verify.h"
+#include "runtime/lower.h"
 #include "tools/commands.h"
 #include "tools/node_names.h"
 
@@ -48,7 +49,7 @@ void show_plan(const GraphSource& src, const PlanOptions& options, std::ostream&
               "' (text, json)");
   BRAZE_CHECK(options.alignment > 0 && (options.alignment & (options.alignment - 1)) == 0,
               "plan: --alignment ", options.alignment, " is not a power of two");
-  Schedule s = make_schedule(src.graph);
+  Schedule s = program_schedule(with_scalar_parameters(src.graph));  // what realize plans
   memplan::Liveness l = memplan::liveness(s);
   memplan::MemoryPlan p =
       memplan::plan_memory(l, {.alignment = options.alignment, .strategy = strategy_named(options.strategy)});

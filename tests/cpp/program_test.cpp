@@ -66,6 +66,36 @@ TEST(Program, SpecialScalarsAreStructure) {
   EXPECT_EQ(stat(&Stats::programs_compiled) - compiled, 2);
 }
 
+TEST(Program, EqualScalarsAreOneParameterAndThatIsStructure) {
+  // As equal Consts intern to one node: x * 0.3 + y * 0.3 reads one scalar.
+  Tensor x = random_tensor({4, 9}, 13), y = random_tensor({4, 9}, 14);
+  std::vector<float> xs = x.to_vector<float>(), ys = y.to_vector<float>();
+  auto check = [&](double a, double b) {
+    std::vector<float> got = (x * a + y * b).to_vector<float>();
+    for (size_t i = 0; i < xs.size(); ++i)
+      EXPECT_EQ(got[i], xs[i] * static_cast<float>(a) + ys[i] * static_cast<float>(b)) << a << " " << b;
+  };
+  int64_t compiled = stat(&Stats::programs_compiled);
+  check(0.3, 0.3);
+  check(0.7, 0.7);  // replays the first
+  check(0.3, 0.4);  // two parameters: a new structure
+  check(0.5, 0.6);  // replays the third
+  EXPECT_EQ(stat(&Stats::programs_compiled) - compiled, 2);
+  Lowered l = lower(std::vector<Tensor>{x * 0.3 + y * 0.3}, {.scalars_as_inputs = true});
+  EXPECT_EQ(l.scalars.size(), 1u);
+  EXPECT_EQ(l.graph.inputs().size(), 3u);
+}
+
+TEST(Program, WithScalarParametersIsTheGraphRealizeRuns) {
+  Tensor x = random_tensor({4, 9}, 15);
+  std::vector<Tensor> roots = {layer_norm(x * 0.3 + 1.0, std::nullopt, std::nullopt, 1e-5)};
+  Graph from_consts = with_scalar_parameters(lower(roots).graph);
+  Graph direct = lower(roots, {.scalars_as_inputs = true}).graph;
+  ASSERT_EQ(from_consts.size(), direct.size());
+  for (NodeId id = 0; id < direct.size(); ++id) EXPECT_EQ(from_consts[id], direct[id]) << "node " << id;
+  EXPECT_EQ(from_consts.outputs, direct.outputs);
+}
+
 TEST(Program, ANewShapeOrDtypeCompilesANewProgram) {
   int64_t compiled = stat(&Stats::programs_compiled);
   loop_step(random_tensor({8, 33}, 5), random_tensor({33}, 6), 2.0).data();
