@@ -68,7 +68,6 @@ void RowKernelGen<Vmm>::check_supported() {
 // float32 arithmetic does (correctly rounded ops of float32 arguments).
 template <class Vmm>
 void RowKernelGen<Vmm>::check_wide() {
-  if (p_.columns) throw Unsupported("column reductions of float64 values");
   for (const KernelInput& in : s_.inputs) {
     if (in.kind == KernelInput::Kind::Arange) throw Unsupported("aranges in float64 kernels");
     if (in.dtype != DType::Float64 && in.dtype != DType::Float32 && in.dtype != DType::Int32 && in.dtype != DType::Bool)
@@ -77,7 +76,7 @@ void RowKernelGen<Vmm>::check_wide() {
   static constexpr Op kExactInFloat32[] = {Op::Copy,  Op::Cast,  Op::Where,   Op::Add,     Op::Sub,        Op::Mul,
                                           Op::Div,   Op::Sqrt,  Op::Neg,     Op::Abs,     Op::Maximum,    Op::Minimum,
                                           Op::Square, Op::Relu, Op::Floor,   Op::Ceil,    Op::Round,      Op::Sign,
-                                          Op::Reciprocal};
+                                          Op::Reciprocal, Op::Sum,   Op::Prod,    Op::Max,     Op::Min};  // (over size-1 axes)
   for (size_t v = 0; v < s_.body.size(); ++v) {
     const KernelOp& op = s_.body[v];
     if (op.op == Op::Input) continue;

@@ -191,13 +191,8 @@ void RowKernelGen<Vmm>::flush_sums(Pass& pass) {
   test(r8, static_cast<int>(kSumBlock - 1));
   jnz(skip, T_NEAR);
   for (auto [r, total] : pass.total) {
-    if (wide_) {
-      vaddpd(vr(total), vr(total), vr(pass.acc[r]));
-      vmovaps(vr(pass.acc[r]), k_.f64(-0.0));
-    } else {
-      vaddps(vr(total), vr(total), vr(pass.acc[r]));
-      vmovaps(vr(pass.acc[r]), k_(-0.0f));
-    }
+    add_floats(vr(total), vr(total), vr(pass.acc[r]));
+    vmovaps(vr(pass.acc[r]), minus_zero());
   }
   L(skip);
 }
@@ -248,8 +243,7 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
     return;
   }
   if (pass.total.count(r)) {
-    if (wide_) vaddpd(vr(acc), vr(acc), vr(pass.total[r]));
-    else vaddps(vr(acc), vr(acc), vr(pass.total[r]));
+    add_floats(vr(acc), vr(acc), vr(pass.total[r]));
     release(pass.total[r]);
   }
   reduce_lanes(r, vr(acc));

@@ -235,6 +235,13 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     throw Unsupported("the reduction " + std::string(info(op).name) + " in " + std::string(name(widest(l))) + " lanes");
   }
 
+  // A sum's step and start in the kernel's float lanes (float64 if wide).
+  void add_floats(const Vmm& d, const Vmm& a, const Xbyak::Operand& b) {
+    if (wide_) vaddpd(d, a, b);
+    else vaddps(d, a, b);
+  }
+  Xbyak::Address minus_zero() { return wide_ ? k_.f64(-0.0) : k_(-0.0f); }
+
   uint32_t identity(int32_t r) const;
   Xbyak::Address identity_value(int32_t r);
   Xbyak::Address start_value(int32_t r);

@@ -106,6 +106,22 @@ TEST(JitCpuF64, MixedDtypesInOneKernel) {
                                    min(abs(d), std::vector<int64_t>{1}), prod(d / 4.0, std::vector<int64_t>{1})}));
 }
 
+// Reductions down the columns (Note [Column reductions]), and down the
+// columns and along the rows at once, at tile, block and tail edges.
+TEST(JitCpuF64, ColumnReductions) {
+  for (int64_t rows : {1, 7, 64, 65, 200})
+    for (int64_t cols : {1, 5, 8, 2049}) {
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      Tensor x = f64s(rows, cols, 11, rows == 7);
+      const std::vector<int64_t> down{0};
+      expect_all_generated(check_both({sum(x, down), max(x, down)}, 1e-12));
+      expect_all_generated(check_both({x - mean(x, down, true)}, 1e-12));
+      expect_all_generated(check_both({var(x, down)}, 1e-12));
+    }
+  Tensor nchw = reshape(f64s(4 * 3, 5 * 7, 12), {4, 3, 5, 7});
+  expect_all_generated(check_both({mean(nchw, std::vector<int64_t>{0, 2, 3})}, 1e-12));
+}
+
 // A long row's sum adds blocks (Note [Blocked sums]): its error is far
 // below n ulps of the plain left-to-right sum.
 TEST(JitCpuF64, BlockedRowSums) {
