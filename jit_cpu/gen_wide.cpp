@@ -88,6 +88,7 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
     case Op::Log: math64_.log(d, a, math_scratch); return;
     case Op::Log2: math64_.log2(d, a, math_scratch); return;
     case Op::Sigmoid: math64_.sigmoid(d, a, math_scratch); return;
+    case Op::Tanh: math64_.tanh(d, a, math_scratch); return;
     case Op::Sqrt: vsqrtpd(d, a); return;
     case Op::Rsqrt:
       vsqrtpd(s0, a);

@@ -11,6 +11,9 @@
 //                   its degree-14 minimax polynomial in s
 //   log2     2 ulp  log, times log2(e)
 //   sigmoid  2 ulp  1/(1 + e^-|x|), or e^-|x|/(1 + e^-|x|) for x < 0
+//   tanh     2 ulp  below |x| = 0.55 its Taylor series to x^39 (the terms
+//                   shrink by (x 2/pi)^2 < 0.123); above, 1 - 2/(e^2|x| + 1),
+//                   which cancels no more than one bit there
 //
 // Each takes dst distinct from x, keeps x, and clobbers its scratch.
 #pragma once
@@ -20,6 +23,7 @@
 #include <array>
 #include <cmath>
 #include <initializer_list>
+#include <vector>
 
 #include "jit_cpu/vector_ops.h"
 
@@ -86,6 +90,27 @@ class VectorMathF64 {
     c_.vmulpd(dst, dst, k_.f64(1.4426950408889634));
   }
 
+  void tanh(const R& dst, const R& x, const Scratch& s) {
+    c_.vandpd(s[4], x, k_.bits64(0x7fffffffffffffffull));  // |x|
+    c_.vaddpd(s[4], s[4], s[4]);
+    exp(dst, s[4], {s[0], s[1], s[2], s[3], s[4]});          // e^2|x|
+    c_.vaddpd(dst, dst, k_.f64(1.0));
+    c_.vmovapd(s[0], k_.f64(-2.0));
+    c_.vdivpd(dst, s[0], dst);
+    c_.vaddpd(dst, dst, k_.f64(1.0));                         // 1 - 2/(e^2|x| + 1)
+    c_.vmulpd(s[1], x, x);                                    // z = x^2
+    const std::vector<double> c = tanh_series();
+    c_.vmovapd(s[2], k_.f64(c.back()));
+    for (size_t i = c.size() - 1; i-- > 1;) c_.vfmadd213pd(s[2], s[1], k_.f64(c[i]));
+    c_.vmulpd(s[2], s[2], s[1]);
+    c_.vfmadd213pd(s[2], x, x);                               // x + x z q(z)
+    c_.vandpd(s[0], x, k_.bits64(0x7fffffffffffffffull));
+    ops_.cmp_f64(s[0], s[0], k_.f64(0.55), VectorOps<R>::Lt);
+    ops_.blend_f64(dst, dst, s[2], s[0]);
+    c_.vandpd(s[0], x, k_.bits64(0x8000000000000000ull));
+    c_.vorpd(dst, dst, s[0]);  // the sign of x (of -0 too)
+  }
+
   // Note: e^-|x| never overflows, so neither form divides inf by inf.
   void sigmoid(const R& dst, const R& x, const Scratch& s) {
     c_.vandpd(s[4], x, k_.bits64(0x7fffffffffffffffull));
@@ -132,6 +157,23 @@ class VectorMathF64 {
       c_.vpsllq(n, n, 52);  // the biased exponent into place: 2^n
       c_.vmulpd(dst, dst, n);
     }
+  }
+
+  // tanh x = sum_k c[k] x^(2k+1) to k = 19, from tanh' = 1 - tanh^2:
+  // (n + 1) a[n+1] = [n == 0] - sum_{i+j=n} a[i] a[j], a the coefficients of
+  // x^n, in long double.
+  static std::vector<double> tanh_series() {
+    constexpr int kTerms = 20;
+    std::vector<long double> a(2 * kTerms + 1, 0.0L);
+    a[1] = 1;
+    for (int n = 1; n + 1 <= 2 * kTerms; ++n) {
+      long double sq = 0;
+      for (int i = 0; i <= n; ++i) sq += a[i] * a[n - i];
+      a[n + 1] = -sq / (n + 1);
+    }
+    std::vector<double> c;
+    for (int k = 0; k < kTerms; ++k) c.push_back(static_cast<double>(a[2 * k + 1]));
+    return c;
   }
 
   void horner(const R& acc, const R& t, std::initializer_list<double> c) {

@@ -142,7 +142,7 @@ TEST(JitCpuDtypes, EveryElementwiseOpDtypeAndLayout) {
 // lists as left to the interpreter in float64.
 TEST(JitCpuDtypes, EveryElementwiseOpOnFloat64InEveryLayout) {
   static constexpr Op kInterpretedInFloat64[] = {Op::Expm1, Op::Log1p, Op::Sin, Op::Cos,
-                                                 Op::Tanh,  Op::Erf,   Op::Pow, Op::Mod};
+                                                 Op::Erf,   Op::Pow,   Op::Mod};
   int compiled = 0, interpreted = 0;
   for (size_t o = 0; o < kNumOps; ++o) {
     const Op op = static_cast<Op>(o);

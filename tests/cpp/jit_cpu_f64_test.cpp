@@ -203,6 +203,7 @@ TEST(JitCpuF64, VectorMathErrorBounds) {
       {log, [](long double x) { return logl(x); }, 1, "log"},
       {log2, [](long double x) { return log2l(x); }, 2, "log2"},
       {sigmoid, [](long double x) { return 1 / (1 + expl(-x)); }, 2, "sigmoid"},
+      {tanh, [](long double x) { return tanhl(x); }, 2, "tanh"},
   };
   const std::vector<double> xs = sweep();
   Tensor x = from_vector<double>(xs, {static_cast<int64_t>(xs.size())}, DType::Float64);
@@ -224,7 +225,12 @@ TEST(JitCpuF64, VectorMathErrorBounds) {
 TEST(JitCpuF64, VectorMathEdges) {
   Tensor x = from_vector<double>({-0.0, 0.0, -INFINITY, INFINITY, NAN, -800.0, 800.0, 1.0}, {8}, DType::Float64);
   for (jit::Isa isa : isas()) {
-    std::vector<double> e = run_f64(exp(x), isa), l = run_f64(log(x), isa), s = run_f64(sigmoid(x), isa);
+    std::vector<double> e = run_f64(exp(x), isa), l = run_f64(log(x), isa), s = run_f64(sigmoid(x), isa),
+                        t = run_f64(tanh(x), isa);
+    EXPECT_TRUE(std::signbit(t[0]) && t[0] == 0.0);
+    EXPECT_EQ(t[2], -1.0);
+    EXPECT_EQ(t[3], 1.0);
+    EXPECT_TRUE(std::isnan(t[4]));
     EXPECT_EQ(e[0], 1.0);
     EXPECT_EQ(e[2], 0.0);
     EXPECT_EQ(e[3], INFINITY);
