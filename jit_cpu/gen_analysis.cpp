@@ -70,8 +70,21 @@ template <class Vmm>
 void RowKernelGen<Vmm>::check_wide() {
   for (const KernelInput& in : s_.inputs) {
     if (in.kind == KernelInput::Kind::Arange) throw Unsupported("aranges in float64 kernels");
-    if (in.dtype != DType::Float64 && in.dtype != DType::Float32 && in.dtype != DType::Int32 && in.dtype != DType::Bool)
+    if (in.dtype != DType::Float64 && in.dtype != DType::Float32 && in.dtype != DType::Int32 &&
+        in.dtype != DType::Bool && in.dtype != DType::Int64)
       throw Unsupported("inputs of dtype " + std::string(name(in.dtype)) + " in float64 kernels");
+  }
+  // An int64 input is rounded to float64 on load: right only where the
+  // reference converts it too, as an argument of an op with a float64
+  // result (x * np.arange(n)); int64 arithmetic has no lanes (README).
+  for (size_t v = 0; v < s_.body.size(); ++v) {
+    if (s_.body[v].dtype != DType::Int64) continue;
+    for (const KernelOp& user : s_.body)
+      if (std::count(user.args.begin(), user.args.end(), static_cast<int32_t>(v)) && user.dtype != DType::Float64)
+        throw Unsupported("int64 values other than arguments of float64 ops in float64 kernels");
+    for (const KernelOutput& o : s_.outputs)
+      if (o.value == static_cast<int32_t>(v) && o.dtype != DType::Float64)
+        throw Unsupported("int64 outputs of float64 kernels");
   }
   static constexpr Op kExactInFloat32[] = {Op::Copy,  Op::Cast,  Op::Where,   Op::Add,     Op::Sub,        Op::Mul,
                                           Op::Div,   Op::Sqrt,  Op::Neg,     Op::Abs,     Op::Maximum,    Op::Minimum,

@@ -13,6 +13,24 @@ namespace {
 constexpr uint64_t kByteLanes = 0x0101010101010101ull;  // pdep: bit i to byte i
 }  // namespace
 
+// dst (float64) = dst (int64 lanes), rounded once as a C cast rounds.
+// AVX-512 has vcvtqq2pd; AVX2 adds the high 48 bits, made exact in a
+// float64 biased by 3 2^67, to the low 16 in one biased by 2^52.
+template <class Vmm>
+void RowKernelGen<Vmm>::int64_to_f64(const Vmm& dst) {
+  if constexpr (kZmm) {
+    vcvtqq2pd(dst, dst);
+  } else {
+    vpsrad(scratch(0), dst, 16);
+    vpxor(scratch(1), scratch(1), scratch(1));
+    vpblendw(scratch(0), scratch(0), scratch(1), 0x33);  // x >> 48 (arithmetic), as int64
+    vpaddq(scratch(0), scratch(0), k_.f64(0x3p67));
+    vpblendw(dst, dst, k_.f64(0x1p52), 0x88);           // 2^52 + the low 48 bits
+    vsubpd(scratch(0), scratch(0), k_.f64(0x3p67 + 0x1p52));
+    vaddpd(dst, scratch(0), dst);
+  }
+}
+
 template <class Vmm>
 void RowKernelGen<Vmm>::load_wide(int32_t k, const Vmm& dst, bool tail) {
   const KernelInput& in = s_.inputs[k];
@@ -23,12 +41,14 @@ void RowKernelGen<Vmm>::load_wide(int32_t k, const Vmm& dst, bool tail) {
   const Half h(dst.getIdx());
   switch (in.dtype) {
     case DType::Float64:
+    case DType::Int64:
       if (!tail) vmovupd(dst, at);
       else if constexpr (kZmm) vmovupd(dst | k1 | T_z, at);
       else {
         vmovupd(scratch(4), tail_mask());
         vmaskmovpd(dst, scratch(4), at);
       }
+      if (in.dtype == DType::Int64) int64_to_f64(dst);
       return;
     case DType::Float32:
     case DType::Int32:  // into half a register, then widened
@@ -81,7 +101,7 @@ void RowKernelGen<Vmm>::gather_wide(int32_t k, const Vmm& dst, bool tail) {
   for (int i = 0; i < 16; ++i) lanes[i] = static_cast<uint32_t>(i * stride);
   vmovups(scratch(3), k_.lanes(lanes));
   const Half idx(3), h(dst.getIdx());
-  const bool f64 = in.dtype == DType::Float64;
+  const bool f64 = in.dtype == DType::Float64 || in.dtype == DType::Int64;  // 64-bit elements
   vxorps(dst, dst, dst);
   if constexpr (kZmm) {
     if (tail) kmovw(k3, k1);
@@ -99,6 +119,7 @@ void RowKernelGen<Vmm>::gather_wide(int32_t k, const Vmm& dst, bool tail) {
       vgatherdps(h, ptr[rax + idx * 4], Half(4));
     }
   }
+  if (in.dtype == DType::Int64) int64_to_f64(dst);
   if (f64) return;
   if (in.dtype == DType::Float32) vcvtps2pd(dst, h);
   else vcvtdq2pd(dst, h);
@@ -122,6 +143,10 @@ void RowKernelGen<Vmm>::load_constant_wide(int32_t k, const Vmm& dst) {
       return;
     case DType::Int32:
       vcvtsi2sd(x0, x0, dword[rax]);
+      vbroadcastsd(dst, x0);
+      return;
+    case DType::Int64:
+      vcvtsi2sd(x0, x0, qword[rax]);
       vbroadcastsd(dst, x0);
       return;
     case DType::Bool:

@@ -66,6 +66,7 @@ uint64_t wide_lane_bits(DType t, const KernelArg& arg, int j) {
   if (t == DType::Bool) return arg.integer[j] != 0 ? ~uint64_t{0} : 0;
   if (t == DType::Float32) return std::bit_cast<uint64_t>(static_cast<double>(static_cast<float>(arg.real[j])));
   if (is_float(t)) return std::bit_cast<uint64_t>(arg.real[j]);
+  if (t == DType::Int64) return std::bit_cast<uint64_t>(static_cast<double>(arg.integer[j]));
   return std::bit_cast<uint64_t>(static_cast<double>(static_cast<int32_t>(lane_bits(t, arg, j))));
 }
 

@@ -35,8 +35,10 @@ namespace braze::jit {
 // or + - * / sqrt min max ... of float32 values) is computed in float64
 // and rounded to float32 once, which is what float32 arithmetic gives (a
 // double holds more than twice float32's precision). Everything else a
-// wide kernel would need (integer results, float32 math functions, int64,
-// 8- and 16-bit dtypes) is left to the spec interpreter (jit_cpu/README.md).
+// wide kernel would need (integer results, float32 math functions, int64
+// arithmetic, 8- and 16-bit dtypes) is left to the spec interpreter
+// (jit_cpu/README.md); an int64 input is admitted only as an argument of
+// float64 ops, rounded to float64 on load as the reference converts it.
 enum class Lanes { Float, Int, Mask, Double };
 
 inline std::optional<Lanes> lanes_of(DType t) {

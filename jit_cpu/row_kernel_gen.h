@@ -86,6 +86,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
       if (in.dtype == DType::Float64) return true;
     for (const KernelOp& op : spec.body)
       if (op.dtype == DType::Float64) return true;
+    for (const KernelOutput& o : spec.outputs)  // a cast stored (astype of an input)
+      if (o.dtype == DType::Float64) return true;
     return false;
   }
 
@@ -274,6 +276,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   using Half = typename Ops::Half;
   void load_wide(int32_t k, const Vmm& dst, bool tail);
   void gather_wide(int32_t k, const Vmm& dst, bool tail);
+  void int64_to_f64(const Vmm& dst);
   void load_constant_wide(int32_t k, const Vmm& dst);
   void store_wide(size_t k, const Vmm& x, bool tail);
   void store_scalar_wide(size_t k, const Vmm& x);

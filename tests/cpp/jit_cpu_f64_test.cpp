@@ -122,6 +122,23 @@ TEST(JitCpuF64, ColumnReductions) {
   expect_all_generated(check_both({mean(nchw, std::vector<int64_t>{0, 2, 3})}, 1e-12));
 }
 
+// int64 arguments of float64 ops (NumPy's default int beside its default
+// float): rounded to float64 once on load, as the reference converts them,
+// past 2^53 and at both ends of the range; strided, broadcast and scalar.
+TEST(JitCpuF64, Int64ArgumentsOfFloat64Ops) {
+  std::vector<int64_t> v;
+  const int64_t kEdges[] = {INT64_MIN, INT64_MIN + 1, -(int64_t{1} << 53) - 1, -65537, -1, 0, 1, 7,
+                            (int64_t{1} << 53) + 1, (int64_t{1} << 62) + 3, INT64_MAX};
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 23 * 19; ++i) v.push_back(i % 3 == 0 ? kEdges[i / 3 % 11] : static_cast<int64_t>(rng()) >> (i % 60));
+  Tensor n = from_vector<int64_t>(v, {23, 19}, DType::Int64);
+  Tensor x = f64s(23, 19, 13, true), row = f64s(1, 19, 14);
+  expect_all_generated(check_both({x * n, n + row, astype(n, DType::Float64) - x}));
+  expect_all_generated(check_both({transpose(n) / transpose(x), x + from_vector<int64_t>({-3}, {1}, DType::Int64)}));
+  expect_all_generated(check_both({softmax(x * n, 1) + n}));
+  expect_all_generated(check_both({astype(n, DType::Float64), astype(transpose(n), DType::Float64)}, /*tol=*/0));  // rounded exactly so
+}
+
 // A long row's sum adds blocks (Note [Blocked sums]): its error is far
 // below n ulps of the plain left-to-right sum.
 TEST(JitCpuF64, BlockedRowSums) {
