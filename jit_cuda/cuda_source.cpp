@@ -174,7 +174,10 @@ class Renderer {
   void emit_value(int32_t i, const std::string& ind) {
     const KernelOp& op = spec_.body[i];
     std::string r = register_type(op.dtype);
-    out_ << ind << "const " << r << " " << v(i) << " = " << round_to(op.dtype, value_expr(op, r)) << ";\n";
+    // A load is already a value of its dtype; everything else is rounded to it.
+    bool load = op.op == Op::Input && spec_.inputs[op.input].kind == KernelInput::Kind::Buffer;
+    std::string e = value_expr(op, r);
+    out_ << ind << "const " << r << " " << v(i) << " = " << (load ? e : round_to(op.dtype, e)) << ";\n";
   }
 
   std::string value_expr(const KernelOp& op, const std::string& r) const {

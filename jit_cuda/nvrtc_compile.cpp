@@ -95,3 +95,40 @@ CompiledCuda compile_cuda(const std::string& source, const std::string& what, in
 }
 
 }  // namespace braze::cuda
+
+namespace braze::cuda {
+
+namespace {
+
+// The number just before `unit` in `line` ("256 bytes smem" -> 256), or -1.
+int number_before(const std::string& line, const std::string& unit) {
+  size_t at = line.find(unit);
+  if (at == std::string::npos || at < 2) return -1;
+  size_t end = at - 1, begin = end;  // line[end] is the space before the unit
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(line[begin - 1]))) --begin;
+  return begin == end ? -1 : std::stoi(line.substr(begin, end - begin));
+}
+
+}  // namespace
+
+KernelResources parse_resources(const std::string& log, const std::string& name) {
+  KernelResources r;
+  bool in_kernel = false;
+  size_t pos = 0;
+  while (pos < log.size()) {
+    size_t nl = log.find('\n', pos);
+    std::string line = log.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? log.size() : nl + 1;
+    if (line.find("Compiling entry function") != std::string::npos)
+      in_kernel = line.find("'" + name + "'") != std::string::npos;
+    if (!in_kernel) continue;
+    if (int n = number_before(line, "bytes stack frame"); n >= 0) r.stack_bytes = n;
+    if (int n = number_before(line, "bytes spill stores"); n >= 0) r.spill_store_bytes = n;
+    if (int n = number_before(line, "bytes spill loads"); n >= 0) r.spill_load_bytes = n;
+    if (int n = number_before(line, "registers"); n >= 0) r.registers = n;
+    if (int n = number_before(line, "bytes smem"); n >= 0) r.shared_bytes = n;
+  }
+  return r;
+}
+
+}  // namespace braze::cuda

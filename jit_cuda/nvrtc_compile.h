@@ -33,3 +33,20 @@ CompiledCuda compile_cuda(const std::string& source, const std::string& what, in
                           bool resource_usage = false);
 
 }  // namespace braze::cuda
+
+namespace braze::cuda {
+
+// What ptxas reported for one kernel (compile_cuda with resource_usage).
+struct KernelResources {
+  int registers = -1;  // -1: not reported
+  int shared_bytes = 0;
+  int stack_bytes = 0;
+  int spill_store_bytes = 0;
+  int spill_load_bytes = 0;
+};
+
+// The resources of kernel `name` in a ptxas --verbose log; registers stays
+// -1 when the log does not mention the kernel.
+KernelResources parse_resources(const std::string& log, const std::string& name);
+
+}  // namespace braze::cuda
