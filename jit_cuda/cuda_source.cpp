@@ -64,7 +64,7 @@ class Renderer {
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) out_ << "//   " << line << "\n";
     out_ << "#include \"graph/scalar_math.h\"\n#include \"braze/prelude.cuh\"\n\n";
-    out_ << "extern \"C\" __global__ void __launch_bounds__(" << launch_.threads << ") " << k.name << "(" << params()
+    out_ << "extern \"C\" __global__ void __launch_bounds__(" << launch_.threads << ") " << k.name << "(" << params(k.param_types)
          << ") {\n";
     out_ << "  typedef " << (l_.index32 ? "int" : "long long") << " I;\n";
     for (size_t d = 0; d < l_.sizes.size(); ++d) out_ << "  [[maybe_unused]] constexpr I n" << d << " = " << l_.sizes[d] << ";\n";
@@ -96,9 +96,14 @@ class Renderer {
     return n + "_" + kernel_key(spec_).hex().substr(0, 12);
   }
 
-  std::string params() const {
+  std::string params(std::vector<std::string>& types) const {
     std::string p;
-    auto add = [&](const std::string& s) { p += (p.empty() ? "" : ", ") + s; };
+    auto add = [&](const std::string& s) {
+      p += (p.empty() ? "" : ", ") + s;
+      std::string type = s.substr(0, s.rfind(' '));
+      if (type.ends_with(" __restrict__")) type.resize(type.size() - 13);
+      types.push_back(type);
+    };
     for (size_t k = 0; k < spec_.inputs.size(); ++k) {
       const KernelInput& in = spec_.inputs[k];
       std::string n = std::to_string(k);

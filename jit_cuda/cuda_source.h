@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fusion/kernel_spec.h"
 
@@ -54,6 +55,7 @@ struct CudaKernelSource {
   std::string name;    // readable and unique per key: bz_row_max_sub_exp_0123456789ab
   std::string source;  // includes "graph/scalar_math.h" and "braze/prelude.cuh"
   CudaLaunch launch;
+  std::vector<std::string> param_types;  // C++ type of each parameter, in order
 };
 
 // Deterministic: the same spec gives the same bytes.

@@ -3,7 +3,8 @@
 // on purpose: NVRTC 13 has no built-in cuda_fp16.h, cuda_bf16.h or
 // <cstdint> (they need the toolkit's include directory, which a machine with
 // only the driver and the NVRTC redistributable lacks), so half and
-// bfloat16 are converted with PTX cvt instructions on raw 16-bit storage.
+// bfloat16 are converted with PTX cvt instructions on raw 16-bit storage
+// (in host emulation, device/host_emulation.h, by graph/half.h).
 #pragma once
 
 namespace bz {
@@ -16,6 +17,11 @@ template <class A, class B> struct same { static constexpr bool value = false; }
 template <class A> struct same<A, A> { static constexpr bool value = true; };
 template <class T> struct is_flt { static constexpr bool value = same<T, float>::value || same<T, double>::value; };
 
+#if defined(BRAZE_CUDA_EMULATION)  // compiled for the CPU (device/host_emulation.h)
+inline float h2f(f16_bits h) { return braze::half_to_float(h); }
+inline f16_bits f2h(float f) { return braze::float_to_half(f); }
+inline bf16_bits f2b(float f) { return braze::float_to_bf16(f); }
+#else
 __device__ __forceinline__ float h2f(f16_bits h) {
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
@@ -26,12 +32,13 @@ __device__ __forceinline__ f16_bits f2h(float f) {
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
   return h;
 }
-__device__ __forceinline__ float b2f(bf16_bits h) { return __uint_as_float(static_cast<unsigned>(h) << 16); }
 __device__ __forceinline__ bf16_bits f2b(float f) {
   bf16_bits h;
   asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));  // sm_80 and later
   return h;
 }
+#endif
+__device__ __forceinline__ float b2f(bf16_bits h) { return __uint_as_float(static_cast<unsigned>(h) << 16); }
 // A float32 value rounded to what a float16 / bfloat16 value can hold: what
 // the reference stores after every op of those dtypes.
 __device__ __forceinline__ float rh(float f) { return h2f(f2h(f)); }
