@@ -28,7 +28,9 @@ void expect_matches_reference(const Tensor& y, size_t expected_steps, double tol
   std::vector<Array> got = execute(s, l.inputs, allocate_array, KernelMode::Generated, {true, true});
   // With oneDNN built in, every call here is one it takes: a fallback to
   // the reference would make the comparison below vacuous.
-  if (dnn::available()) EXPECT_EQ(Runtime::get().stats().library_calls_reference.load(), on_reference) << what;
+  if (dnn::available()) {
+    EXPECT_EQ(Runtime::get().stats().library_calls_reference.load(), on_reference) << what;
+  }
   std::vector<Array> want = reference::evaluate(l.graph, l.inputs, l.graph.outputs);
   ASSERT_EQ(got[0].numel(), want[0].numel());
   for (int64_t i = 0; i < want[0].numel(); ++i) {
