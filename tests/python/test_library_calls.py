@@ -36,6 +36,11 @@ MATMUL_SHAPES = [
     ((5, 6), (3, 6, 4)),
     ((2, 1, 5, 6), (3, 6, 4)),
     ((4, 3, 5, 6), (4, 3, 6, 2)),
+    # 128 rows or more: a row-major right operand is packed first (Note [Packed matmul weights])
+    ((200, 30), (30, 17)),
+    ((2, 130, 20), (20, 9)),
+    ((130, 20), (3, 20, 9)),
+    ((2, 1, 128, 8), (3, 8, 5)),
 ]
 
 
@@ -155,6 +160,13 @@ def test_bias_activation_is_one_library_call(act, transposed):
     got = y.numpy()
     assert bz.stats()["kernels_launched"] == (1 if FUSED else 0)
     close(got, ref(x.astype(np.float64) @ w + b), 48)
+
+
+def test_packed_operand_with_epilogue():
+    x, w, b, r = rand((2, 160, 24), 30), rand((24, 40), 31), rand((40,), 32), rand((2, 160, 40), 33)
+    y = bz.silu(bz.tensor(x) @ bz.tensor(w) + bz.tensor(b)) + bz.tensor(r)
+    v = x.astype(np.float64) @ w + b
+    close(y.numpy(), v / (1 + np.exp(-v)) + r, 24)
 
 
 def test_relu_of_affine_is_one_call_with_no_elementwise_kernel():
