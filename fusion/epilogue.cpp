@@ -169,6 +169,8 @@ EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<s
       return stop("the value is read by " + std::to_string(users[t].size()) + " ops, so the library writes it");
     NodeId u = users[t][0];
     const Node& n = g[u];
+    if (info(n.op).kind == FusionKind::Opaque)
+      return stop(std::string(info(n.op).name) + " is a library call: its operands are written to memory");
     if (n.op != Op::Add)
       return stop(std::string(info(n.op).name) +
                   " is not a post-op the library applies (add, relu, gelu, silu, sigmoid, tanh)");

@@ -141,7 +141,7 @@ class Partitioner {
     int grp = new_group(n.shape(), {}, /*library=*/true);
     for (NodeId i : n.inputs) {
       NodeId b = g_.base(i);
-      if (group_of_base(b) < 0) continue;
+      if (group_of_base(b) < 0 || explained_.count({b, id})) continue;  // said where b's epilogue stopped
       unfused(b, id, std::string(info(n.op).name) + " is a library call: its operands are written to memory");
     }
     add_member(grp, id, Space::Full);
