@@ -166,12 +166,7 @@ class Partitioner {
     if (pg >= 0) {
       const Group& p = groups_[pg];
       std::string why;
-      if (p.library) why = explained_.count({b, id}) ? "" : "its input comes from a library call";
-      if (p.library && why.empty()) {
-        int grp = new_group(s, axes);
-        add_member(grp, id, Space::Reduced);
-        return;
-      }
+      if (p.library) why = "its input comes from a library call";
       else if (i != b) why = "it reduces a view of a computed value, which the kernel cannot index";
       else if (space_[b] == Space::Reduced) why = "it reduces the result of another reduction";
       else if (p.domain != s) why = "its producer's kernel has " + describe(p.domain, p.axes);
@@ -182,7 +177,7 @@ class Partitioner {
         if (try_join(id, c, axes)) return;
         why = last_refusal_;
       }
-      unfused(b, id, why);
+      if (!explained_.count({b, id})) unfused(b, id, why);  // else the epilogue that stopped at b said why
     }
     int grp = new_group(s, axes);
     add_member(grp, id, Space::Reduced);
