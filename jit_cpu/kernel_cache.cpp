@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "graph/check.h"
+#include "graph/log.h"
 #include "jit_cpu/lanes.h"
 #include "jit_cpu/thread_pool.h"
 
@@ -23,12 +24,18 @@ Lookup KernelCache::find_or_compile(const KernelSpec& spec, Isa isa) {
   if (auto it = entries_.find(key); it != entries_.end()) {
     Lookup hit = it->second;
     hit.hit = true;
+    BRAZE_LOG(Debug, "kernel ", key, ": memory cache hit");
     return hit;
   }
   Lookup fresh;
   auto start = std::chrono::steady_clock::now();
   fresh.kernel = compile(spec, isa, fresh.why);
   fresh.codegen_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  if (fresh.kernel)
+    BRAZE_LOG(Info, "kernel ", key, ": compiled, ", fresh.kernel->code_size(), " bytes in ",
+              fresh.codegen_ns / 1000, " us");
+  else
+    BRAZE_LOG(Info, "kernel ", key, ": runs on the spec interpreter because ", fresh.why);
   entries_.emplace(std::move(key), fresh);
   return fresh;
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "graph/check.h"
 #include "jit_cpu/disassemble.h"
 
 namespace braze {
@@ -44,9 +45,8 @@ DumpOptions parse_dump_options(const char* what, const char* dir, std::vector<st
 DumpOptions dump_options_from_env() {
   std::vector<std::string> unknown;
   DumpOptions o = parse_dump_options(std::getenv("BRAZE_DUMP"), std::getenv("BRAZE_DUMP_DIR"), unknown);
-  for (const std::string& w : unknown)
-    std::cerr << "braze: warning: BRAZE_DUMP: '" << w << "' is not something braze can dump (known: fused, asm); "
-              << "ignoring it\n";
+  BRAZE_CHECK(unknown.empty(), "BRAZE_DUMP: '", unknown.empty() ? "" : unknown.front(),
+              "' is not something braze can dump; expected a comma-separated list of: fused, asm");
   return o;
 }
 

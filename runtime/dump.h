@@ -40,8 +40,9 @@ struct DumpOptions {
 // that name nothing to dump are appended to `unknown`.
 DumpOptions parse_dump_options(const char* what, const char* dir, std::vector<std::string>& unknown);
 
-// parse_dump_options on the environment; warns on stderr about unknown words.
-// The runtime context calls it once, so each warning is printed once.
+// parse_dump_options on the environment; an unknown word is an error that
+// lists the known ones (the runtime context calls it when first used, so the
+// first op raises it).
 DumpOptions dump_options_from_env();
 
 class Dumper {

@@ -1,4 +1,4 @@
-"""BRAZE_DUMP=fused,asm with BRAZE_DUMP_DIR (Note [Dump files] in
+"""BRAZE_DUMP=fused,asm with BRAZE_DUMP_DIR, and BRAZE_LOG (Note [Dump files] in
 runtime/dump.h). braze reads the environment once per process, so each
 case runs in a fresh interpreter."""
 
@@ -70,13 +70,41 @@ def test_dump_dir_defaults_to_braze_dump_in_the_working_directory(tmp_path):
     assert not list((tmp_path / "braze_dump").glob("*.fused.txt"))
 
 
-def test_unknown_dump_word_warns_once_and_dumps_the_rest(tmp_path):
+def test_unknown_dump_word_is_an_error_listing_the_known_ones(tmp_path):
     out = tmp_path / "dump"
     r = run(tmp_path, "fused,bogus", out)
-    assert r.returncode == 0, r.stderr
-    assert r.stderr.count("'bogus'") == 1, r.stderr
-    assert len(list(out.glob("*.fused.txt"))) == 2
-    assert not list(out.glob("*.s"))
+    assert r.returncode != 0
+    assert "ValueError: BRAZE_DUMP: 'bogus' is not something braze can dump" in r.stderr, r.stderr
+    assert "fused, asm" in r.stderr, r.stderr
+    assert not out.exists()
+
+
+def run_logged(tmp_path, level):
+    path = os.pathsep.join(p for p in (BRAZE_PATH, os.environ.get("PYTHONPATH")) if p)
+    env = dict(os.environ, BRAZE_LOG=level, BRAZE_BACKEND="cpu", PYTHONPATH=path)
+    env.pop("BRAZE_DUMP", None)
+    return subprocess.run([sys.executable, "-c", PROGRAM], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_braze_log_info_names_each_compile_once_and_debug_adds_the_hits(tmp_path):
+    info = run_logged(tmp_path, "info")
+    assert info.returncode == 0, info.stderr
+    compiles = [line for line in info.stderr.splitlines() if line.startswith("braze: kernel ")]
+    # softmax and i * i: each compiled (or sent to the interpreter) once;
+    # the second softmax is a hit, which info does not show.
+    assert len(compiles) == 2, info.stderr
+    assert any(": compiled, " in line for line in compiles), info.stderr
+    assert "cache hit" not in info.stderr
+    debug = run_logged(tmp_path, "debug")
+    assert debug.returncode == 0, debug.stderr
+    assert debug.stderr.count(": memory cache hit") >= 1, debug.stderr
+
+
+def test_braze_log_rejects_an_unknown_level(tmp_path):
+    r = run_logged(tmp_path, "loud")
+    assert r.returncode != 0
+    assert "BRAZE_LOG='loud' is not a log level; expected info or debug" in r.stderr, r.stderr
 
 
 def test_same_program_gives_the_same_files_in_every_run(tmp_path):
