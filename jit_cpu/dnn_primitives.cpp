@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "graph/check.h"
+#include "graph/log.h"
 #include "jit_cpu/dnn.h"
 #include "jit_cpu/dnn_call.h"
 
@@ -213,6 +214,14 @@ class PrimitiveCache {
     if (inserted) {
       it->second = std::make_unique<Entry>();
       create(c, *it->second);
+      const Entry& e = *it->second;
+      if (e.error.empty())
+        BRAZE_LOG(Info, "oneDNN ", key, ": primitive created", e.pack ? " (right operand packed)" : "", ", ",
+                  e.scratch_bytes, " scratch bytes");
+      else
+        BRAZE_LOG(Info, "oneDNN ", key, ": runs on the reference interpreter because ", e.error);
+    } else {
+      BRAZE_LOG(Debug, "oneDNN ", key, ": primitive cache hit");
     }
     if (created) *created = inserted;
     return *it->second;
