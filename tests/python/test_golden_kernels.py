@@ -1,0 +1,104 @@
+"""Golden kernels: what BRAZE_DUMP writes is byte-identical from run to run,
+and is the code that ran, on a compile and on a cache hit alike (the keys in
+BRAZE_LOG=debug's lines name the dumped files), and `braze kernels` on the
+saved graph shows the same text. Each run is a fresh interpreter: braze
+reads the environment once per process."""
+
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import braze as bz
+
+BRAZE_PATH = os.path.dirname(os.path.dirname(os.path.abspath(bz.__file__)))
+
+# softmax, layer_norm, a broadcast/transpose chain and a column reduction,
+# each saved for the CLI, realized once to compile and then again inside a
+# different program (realized with another output), where its kernel comes
+# from the kernel cache.
+PROGRAM = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import braze as bz
+    rng = np.random.default_rng(7)
+    x = bz.tensor(rng.standard_normal((5, 40), dtype=np.float32))
+    t = bz.tensor(rng.standard_normal((40, 5), dtype=np.float32))
+    b = bz.tensor(rng.standard_normal(40, dtype=np.float32))
+    u = bz.tensor(rng.standard_normal(3, dtype=np.float32))  # nothing to fuse with
+    graphs = {
+        "softmax": lambda: bz.softmax(x, axis=-1),
+        "layer_norm": lambda: bz.layer_norm(x, b, b, 1e-5),
+        "chain": lambda: bz.maximum(t.T * 2.0 + b, 0.0) - x,
+        "colsum": lambda: (x * x).sum(axis=0),
+    }
+    for name, make in graphs.items():
+        y = make()
+        bz.save_graph(y, f"{sys.argv[1]}/{name}.json")
+        print("realize", name, file=sys.stderr, flush=True)
+        y.numpy()
+        print("again", name, file=sys.stderr, flush=True)
+        bz.realize(make(), u + 1.0)
+""")
+
+
+def run_program(tmp_path, dump_dir):
+    path = os.pathsep.join(p for p in (BRAZE_PATH, os.environ.get("PYTHONPATH")) if p)
+    env = dict(os.environ, BRAZE_DUMP="fused,asm", BRAZE_DUMP_DIR=str(dump_dir), BRAZE_LOG="debug",
+               BRAZE_CPU_ISA="avx2", BRAZE_BACKEND="cpu", PYTHONPATH=path)
+    r = subprocess.run([sys.executable, "-c", PROGRAM, str(tmp_path)], env=env, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r.stderr
+
+
+def braze_cli():
+    built = pathlib.Path(BRAZE_PATH).parent / "tools" / "braze"
+    if built.exists():
+        return str(built)
+    installed = pathlib.Path(sys.executable).parent / "braze"
+    if installed.exists():
+        return str(installed)
+    pytest.skip("the braze CLI is not built next to this Python package")
+
+
+def sections(log):
+    """The log lines between one 'realize'/'again' marker and the next."""
+    out, current = {}, None
+    for line in log.splitlines():
+        if line.startswith(("realize ", "again ")):
+            current = line
+            out[current] = []
+        elif current:
+            out[current].append(line)
+    return out
+
+
+KERNEL_LINE = re.compile(r"braze: kernel ([0-9a-f]{32})/avx2/v\d+: (.*)")
+
+
+def test_dumped_kernels_are_golden_and_are_what_ran(tmp_path):
+    first = run_program(tmp_path, tmp_path / "first")
+    run_program(tmp_path, tmp_path / "second")
+    files = {p.name: p.read_bytes() for p in (tmp_path / "first").iterdir()}
+    assert files == {p.name: p.read_bytes() for p in (tmp_path / "second").iterdir()}
+
+    by_section = sections(first)
+    for name in ("softmax", "layer_norm", "chain", "colsum"):
+        compiled = [KERNEL_LINE.match(l) for l in by_section[f"realize {name}"]]
+        compiled = [m.group(1) for m in compiled if m and m.group(2).startswith("compiled")]
+        assert len(compiled) == 1, (name, by_section[f"realize {name}"])
+        key = compiled[0]
+        assert f"{key}.avx2.s" in files and f"{key}.fused.txt" in files, name
+        hits = [KERNEL_LINE.match(l) for l in by_section[f"again {name}"]]
+        assert key in {m.group(1) for m in hits if m and m.group(2) == "memory cache hit"}, by_section[f"again {name}"]
+        # The CLI on the saved graph: the same canonical text and machine code.
+        shown = subprocess.run([braze_cli(), "kernels", str(tmp_path / f"{name}.json"), "--isa", "avx2"],
+                               capture_output=True, text=True, timeout=120)
+        assert shown.returncode == 0, shown.stderr
+        assert files[f"{key}.fused.txt"].decode() in shown.stdout, name
+        assert files[f"{key}.avx2.s"].decode() in shown.stdout, name
