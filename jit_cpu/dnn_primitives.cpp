@@ -107,6 +107,12 @@ void create(const Call& c, Entry& e) {
     e.error = std::string("oneDNN runs float32 and bfloat16 here, not ") + std::string(name(c.dtype));
     return;
   }
+  if (numel(c.a.view.shape) == 0 || numel(c.b.view.shape) == 0 || numel(c.out) == 0) {
+    // oneDNN leaves the result of an empty sum (K = 0) unwritten; the
+    // reference writes its zeros and applies the epilogue to them.
+    e.error = "an operand or the result is empty";
+    return;
+  }
   const size_t rank = c.out.size();
   const bool conv = c.op == Op::Conv2d;
   Desc a = strided_desc(c.a, rank, conv ? std::vector<bool>(rank, false) : batch_axes(rank));

@@ -41,6 +41,8 @@ MATMUL_SHAPES = [
     ((2, 130, 20), (20, 9)),
     ((130, 20), (3, 20, 9)),
     ((2, 1, 128, 8), (3, 8, 5)),
+    ((3, 0), (0, 2)),  # an empty sum: zeros
+    ((0, 4), (4, 2)),
 ]
 
 
@@ -160,6 +162,13 @@ def test_bias_activation_is_one_library_call(act, transposed):
     got = y.numpy()
     assert bz.stats()["kernels_launched"] == (1 if FUSED else 0)
     close(got, ref(x.astype(np.float64) @ w + b), 48)
+
+
+def test_empty_sum_with_epilogue():
+    # K = 0: the product is zeros, and the bias and relu still apply.
+    b = rand((6,), 34)
+    y = bz.relu(bz.tensor(np.ones((5, 0), np.float32)) @ bz.tensor(np.ones((0, 6), np.float32)) + bz.tensor(b))
+    np.testing.assert_array_equal(y.numpy(), np.broadcast_to(np.maximum(b, 0), (5, 6)))
 
 
 def test_packed_operand_with_epilogue():
