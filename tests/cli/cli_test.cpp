@@ -214,7 +214,7 @@ TEST_F(CliTest, DoctorReportsCpuCudaLibrariesAndCaches) {
   EXPECT_EQ(j["cpu"]["avx512"], jit::cpu_supports(jit::Isa::Avx512));
   EXPECT_EQ(j["cpu"]["isa"], std::string(jit::name(jit::host_isa())));
   EXPECT_GE(j["cpu"]["threads"].get<int>(), 1);
-  ASSERT_EQ(j["cuda"].size(), 3u);
+  ASSERT_EQ(j["cuda"].size(), j["cuda_backend"].get<bool>() ? 4u : 3u);  // libcuda, libnvrtc, cuBLAS(Lt), (cuDNN)
   for (const nlohmann::json& lib : j["cuda"]) EXPECT_EQ(lib["found"].get<bool>(), lib.contains("path")) << lib;
   EXPECT_EQ(j["cache"]["exists"], true);
   EXPECT_EQ(j["cache"]["files"], 1);
