@@ -11,6 +11,7 @@
 #include <ostream>
 
 #include "jit_cpu/disassemble.h"
+#include "jit_cpu/dnn.h"
 #include "jit_cpu/kernel_cache.h"
 #include "jit_cpu/thread_pool.h"
 #include "runtime/context.h"
@@ -117,6 +118,7 @@ nlohmann::json facts() {
   std::string tool = jit::disassembler();
   return {{"cpu", cpu},
           {"disassembler", tool.empty() ? nlohmann::json(nullptr) : nlohmann::json(tool)},
+          {"library_calls", {{"onednn", dnn::available()}, {"library", dnn::version()}}},
           {"cuda_backend", BRAZE_HAVE_CUDA_BACKEND != 0},
           {"cuda", cuda},
           {"cuda_devices", devices},
@@ -142,6 +144,7 @@ void doctor(const std::string& format, std::ostream& out) {
       << (f["disassembler"].is_null() ? "none (built without capstone: asm dumps list code bytes)"
                                       : f["disassembler"].get<std::string>())
       << "\n";
+  out << "matmul/conv2d on the cpu: " << f["library_calls"]["library"].get<std::string>() << "\n";
   for (const nlohmann::json& lib : f["cuda"]) {
     out << lib["library"].get<std::string>() << ": ";
     if (!lib["found"]) {
