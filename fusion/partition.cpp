@@ -74,13 +74,24 @@ std::string describe(const Shape& d, const std::vector<int64_t>& axes) {
 
 class Partitioner {
  public:
-  explicit Partitioner(const Graph& g) : g_(g), group_of_(g.size(), -1), space_(g.size(), Space::Full) {}
+  explicit Partitioner(const Graph& g)
+      : g_(g), group_of_(g.size(), -1), space_(g.size(), Space::Full), users_(g.size()), is_output_(g.size()) {
+    for (NodeId id = 0; id < g.size(); ++id) {
+      if (info(g[id].op).kind == FusionKind::Leaf || is_movement(g[id].op)) continue;
+      for (NodeId i : g[id].inputs) {
+        std::vector<NodeId>& u = users_[g.base(i)];
+        if (u.empty() || u.back() != id) u.push_back(id);
+      }
+    }
+    for (NodeId o : g.outputs) is_output_[o] = true;
+  }
 
   Partition run() {
     for (NodeId id = 0; id < g_.size(); ++id) {
       const Node& n = g_[id];
       FusionKind kind = info(n.op).kind;
       if (kind == FusionKind::Leaf || is_movement(n.op)) continue;
+      if (group_of_[id] >= 0) continue;  // already taken into a library call's epilogue
       if (kind == FusionKind::Opaque) place_library(id);
       else if (is_reduce(n.op) && !n.attr.ints.empty()) place_reduction(id);
       else place_elementwise(id);
@@ -93,6 +104,7 @@ class Partitioner {
     Shape domain;
     std::vector<int64_t> axes;
     bool library = false;
+    std::vector<PostOp> post_ops;  // library groups
     std::vector<NodeId> nodes;
     std::set<int> deps;       // producer groups (possibly stale ids: use find)
     std::set<NodeId> reads;   // distinct external bases read (a bound on buffer inputs)
@@ -113,7 +125,7 @@ class Partitioner {
 
   int new_group(Shape d, std::vector<int64_t> axes, bool library = false) {
     int g = static_cast<int>(groups_.size());
-    groups_.push_back(Group{std::move(d), std::move(axes), library, {}, {}, {}, g});
+    groups_.push_back(Group{std::move(d), std::move(axes), library, {}, {}, {}, {}, g});
     return g;
   }
 
@@ -129,10 +141,19 @@ class Partitioner {
     int grp = new_group(n.shape(), {}, /*library=*/true);
     for (NodeId i : n.inputs) {
       NodeId b = g_.base(i);
-      if (group_of_base(b) < 0) continue;
+      if (group_of_base(b) < 0 || explained_.count({b, id})) continue;  // said where b's epilogue stopped
       unfused(b, id, std::string(info(n.op).name) + " is a library call: its operands are written to memory");
     }
     add_member(grp, id, Space::Full);
+    // The epilogue joins the call (Note [Library epilogues]); where it
+    // stops, the reason is the one explain() gives for that edge.
+    EpilogueMatch m = match_epilogue(g_, id, users_, is_output_);
+    for (NodeId e : m.nodes) add_member(grp, e, Space::Full);
+    groups_[grp].post_ops = std::move(m.post_ops);
+    for (auto& [consumer, why] : m.stopped) {
+      unfused(m.last, consumer, why);
+      explained_.insert({m.last, consumer});
+    }
   }
 
   void place_reduction(NodeId id) {
@@ -156,7 +177,7 @@ class Partitioner {
         if (try_join(id, c, axes)) return;
         why = last_refusal_;
       }
-      unfused(b, id, why);
+      if (!explained_.count({b, id})) unfused(b, id, why);  // else the epilogue that stopped at b said why
     }
     int grp = new_group(s, axes);
     add_member(grp, id, Space::Reduced);
@@ -172,7 +193,7 @@ class Partitioner {
       if (pg < 0) continue;  // a leaf: loaded by whichever kernel reads it
       const Group& p = groups_[pg];
       if (p.library) {
-        unfused(b, id, "its input comes from a library call");
+        if (!explained_.count({b, id})) unfused(b, id, "its input comes from a library call");
         continue;
       }
       const View& v = g_[i].view;
@@ -361,6 +382,7 @@ class Partitioner {
       groups[k].kind = gr.library ? FusedGroup::Kind::Library : FusedGroup::Kind::Kernel;
       groups[k].domain = gr.domain;
       groups[k].reduce_axes = gr.axes;
+      groups[k].post_ops = gr.post_ops;
     }
     for (NodeId id = 0; id < g_.size(); ++id) {
       if (group_of_[id] < 0) continue;
@@ -419,6 +441,9 @@ class Partitioner {
   std::vector<Space> space_;
   std::vector<UnfusedEdge> reasons_;
   std::string last_refusal_;
+  std::vector<std::vector<NodeId>> users_;  // per node: the computed nodes reading it, once each
+  std::vector<bool> is_output_;
+  std::set<std::pair<NodeId, NodeId>> explained_;  // edges whose reason the epilogue match gave
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fusion/epilogue.h"
 #include "fusion/kernel_spec.h"
 #include "graph/graph.h"
 
@@ -29,6 +30,9 @@ struct FusedGroup {
   std::vector<int64_t> reduce_axes;  // A, sorted; empty: element-wise
   std::vector<NodeId> nodes;         // topological order
   std::vector<NodeId> outputs;       // members read outside the group or returned
+  // Library groups: nodes[0] is the matmul/conv2d, then its epilogue
+  // (Note [Library epilogues]); outputs holds the epilogue's last value.
+  std::vector<PostOp> post_ops;
 };
 
 // An edge producer -> consumer that crosses groups: the producer is written

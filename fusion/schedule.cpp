@@ -55,6 +55,8 @@ std::string explain(const Schedule& s) {
     out << "\nstep " << k << ": ";
     if (st.group.kind == FusedGroup::Kind::Library) {
       out << "library call " << node_name(s.graph, st.group.nodes[0]) << " " << to_string(st.group.domain) << "\n";
+      for (const PostOp& p : st.group.post_ops)
+        out << "  post-op " << describe(s.graph, p) << "  -> " << node_name(s.graph, p.result) << "\n";
       continue;
     }
     out << explain_kernel(s, st);

@@ -1,6 +1,7 @@
 // What the generator decides before it emits: whether it can emit the spec, which
 // values vary along the row, their stages and the number of passes, streaming stores.
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 #include <string>
 
@@ -35,12 +36,14 @@ int64_t streaming_store_threshold() {
 
 template <class Vmm>
 void RowKernelGen<Vmm>::check_supported() {
+  if (wide_) check_wide();
   for (const KernelInput& in : s_.inputs) {
+    if (wide_) break;
     if (!lanes_of(in.dtype)) throw Unsupported(std::string("inputs of dtype ") + std::string(name(in.dtype)));
     if (in.kind == KernelInput::Kind::Arange && in.dtype != DType::Float32 && lanes_of(in.dtype) != Lanes::Int)
       throw Unsupported("an arange of dtype " + std::string(name(in.dtype)));
   }
-  for (size_t v = 0; v < s_.body.size(); ++v) {
+  for (size_t v = 0; v < s_.body.size() && !wide_; ++v) {
     const KernelOp& op = s_.body[v];
     if (!lanes_of(op.dtype) && !int64_row_total(static_cast<int32_t>(v)))
       throw Unsupported("values of dtype " + std::string(name(op.dtype)));
@@ -57,6 +60,52 @@ void RowKernelGen<Vmm>::check_supported() {
     for (int64_t st : a.outer_strides)
       if (!fits_int32(st)) throw Unsupported("strides past 32 bits");
     if (!fits_int32(a.reduce_stride * 8)) throw Unsupported("strides past 32 bits");
+  }
+}
+
+// Note [Wide kernels]: what a wide kernel holds. float32 results only of
+// the ops that float64 arithmetic then one rounding computes exactly as
+// float32 arithmetic does (correctly rounded ops of float32 arguments).
+template <class Vmm>
+void RowKernelGen<Vmm>::check_wide() {
+  for (const KernelInput& in : s_.inputs) {
+    if (in.kind == KernelInput::Kind::Arange) throw Unsupported("aranges in float64 kernels");
+    if (in.dtype != DType::Float64 && in.dtype != DType::Float32 && in.dtype != DType::Int32 &&
+        in.dtype != DType::Bool && in.dtype != DType::Int64)
+      throw Unsupported("inputs of dtype " + std::string(name(in.dtype)) + " in float64 kernels");
+  }
+  // An int64 input is rounded to float64 on load: right only where the
+  // reference converts it too, as an argument of an op with a float64
+  // result (x * np.arange(n)); int64 arithmetic has no lanes (README).
+  for (size_t v = 0; v < s_.body.size(); ++v) {
+    if (s_.body[v].dtype != DType::Int64) continue;
+    for (const KernelOp& user : s_.body)
+      if (std::count(user.args.begin(), user.args.end(), static_cast<int32_t>(v)) && user.dtype != DType::Float64)
+        throw Unsupported("int64 values other than arguments of float64 ops in float64 kernels");
+    for (const KernelOutput& o : s_.outputs)
+      if (o.value == static_cast<int32_t>(v) && o.dtype != DType::Float64)
+        throw Unsupported("int64 outputs of float64 kernels");
+  }
+  static constexpr Op kExactInFloat32[] = {Op::Copy,  Op::Cast,  Op::Where,   Op::Add,     Op::Sub,        Op::Mul,
+                                          Op::Div,   Op::Sqrt,  Op::Neg,     Op::Abs,     Op::Maximum,    Op::Minimum,
+                                          Op::Square, Op::Relu, Op::Floor,   Op::Ceil,    Op::Round,      Op::Sign,
+                                          Op::Reciprocal, Op::Sum,   Op::Prod,    Op::Max,     Op::Min};  // (over size-1 axes)
+  for (size_t v = 0; v < s_.body.size(); ++v) {
+    const KernelOp& op = s_.body[v];
+    if (op.op == Op::Input) continue;
+    const DType t = op.dtype;
+    if (reduces(op) && t != DType::Float64 && t != DType::Bool)
+      throw Unsupported("reductions to " + std::string(name(t)) + " in float64 kernels");
+    if (t == DType::Float64 || t == DType::Bool) continue;
+    bool exact = t == DType::Float32 && !reduces(op) &&
+                 std::find(std::begin(kExactInFloat32), std::end(kExactInFloat32), op.op) != std::end(kExactInFloat32);
+    for (size_t i = 0; i < op.args.size() && exact; ++i) {
+      const DType a = s_.body[op.args[i]].dtype;
+      bool free = op.op == Op::Cast || (op.op == Op::Where && i == 0);
+      exact = free || a == DType::Float32 || a == DType::Bool;
+    }
+    if (!exact)
+      throw Unsupported("the op " + std::string(info(op.op).name) + " to " + std::string(name(t)) + " in float64 kernels");
   }
 }
 
@@ -106,8 +155,8 @@ void RowKernelGen<Vmm>::decide_streaming() {
   int64_t bytes = 0;
   for (const KernelOutput& o : s_.outputs) {
     if (!stored_per_element(o)) continue;
-    if (itemsize(o.dtype) != 4) return;  // float32 and int32: whole registers
-    bytes += p_.rows() * p_.row_length * 4;
+    if (itemsize(o.dtype) != static_cast<size_t>(eb_)) return;  // float32 and int32 (float64 if wide): whole registers
+    bytes += p_.rows() * p_.row_length * eb_;
   }
   stream_ = bytes >= streaming_store_threshold();
 }

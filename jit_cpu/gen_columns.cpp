@@ -299,12 +299,12 @@ void RowKernelGen<Vmm>::reduce_along_row(int32_t r, int64_t width) {
   Op op = s_.body[r].op;
   std::fill(std::begin(used_), std::end(used_), false);
   const Vmm acc = vr(alloc()), block = vr(alloc());
-  vmovaps(acc, k_.bits_of(identity(r)));
-  vmovaps(block, k_.bits_of(identity(r)));
+  vmovaps(acc, identity_value(r));
+  vmovaps(block, identity_value(r));
   each_vector(width, [&](bool tail) {
     vmovups(scratch(0), stash_at(stash_slot_[r]));
     if (tail) {  // lanes past the row: the identity
-      vmovaps(scratch(1), k_.bits_of(identity(r)));
+      vmovaps(scratch(1), identity_value(r));
       vmovups(scratch(2), tail_mask());
       ops_.blend(scratch(0), scratch(1), scratch(0), scratch(2));
     }
@@ -314,12 +314,12 @@ void RowKernelGen<Vmm>::reduce_along_row(int32_t r, int64_t width) {
       lea(rax, ptr[r8 + V]);
       test(rax, kSumBlock - 1);
       jnz(same_block);
-      vaddps(acc, acc, block);
-      vmovaps(block, k_(-0.0f));
+      add_floats(acc, acc, block);
+      vmovaps(block, minus_zero());
       L(same_block);
     }
   });
-  if (op == Op::Sum) vaddps(acc, acc, block);
+  if (op == Op::Sum) add_floats(acc, acc, block);
   else vmovaps(acc, block);
   reduce_lanes(r, acc);
   vmovups(unit_value_at(unit_slot_[r]), acc);
@@ -342,9 +342,9 @@ void RowKernelGen<Vmm>::fold_column_blocks(int64_t width, const std::vector<int3
   each_vector(width, [&](bool) {
     for (int32_t r : sums) {
       vmovups(scratch(0), stash_at(stash_slot_[r]));
-      vaddps(scratch(0), scratch(0), stash_at(stash_slot_[r] + 1));
+      add_floats(scratch(0), scratch(0), stash_at(stash_slot_[r] + 1));
       vmovups(stash_at(stash_slot_[r]), scratch(0));
-      vmovaps(scratch(0), k_(-0.0f));
+      vmovaps(scratch(0), minus_zero());
       vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
     }
   });

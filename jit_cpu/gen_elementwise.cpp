@@ -14,6 +14,7 @@ namespace braze::jit::detail {
 // lanes, and its result fitted to its dtype.
 template <class Vmm>
 void RowKernelGen<Vmm>::compute_op(const KernelOp& op, const Vmm& d, const std::array<Vmm, 3>& regs) {
+  if (wide_) return compute_wide(op, d, regs);  // Note [Wide kernels]
   auto dtype = [&](size_t i) { return s_.body[op.args[i]].dtype; };
   switch (op.op) {  // ops that read their arguments in whatever lanes they are
     case Op::Copy: vmovaps(d, regs[0]); return;
@@ -201,6 +202,7 @@ Vmm RowKernelGen<Vmm>::truth(const Vmm& x, DType t, const Vmm& s) {
     case Lanes::Mask: return x;
     case Lanes::Int: ints_.nonzero(s, x, s); return s;
     case Lanes::Float: ops_.cmp(s, x, k_(0.0f), Ops::Ne); return s;
+    case Lanes::Double: break;  // wide kernels: truth_wide
   }
   return x;
 }

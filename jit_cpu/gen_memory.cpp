@@ -8,9 +8,11 @@
 namespace braze::jit::detail {
 
 template <class Vmm>
-Xbyak::Address RowKernelGen<Vmm>::tail_mask() {
+Xbyak::Address RowKernelGen<Vmm>::tail_mask(int bytes) {
+  // Lanes of `bytes` (default: the kernel's), the first width % V of them set.
+  const int per = (bytes ? bytes : eb_) / 4;
   std::array<uint32_t, 16> m{};
-  for (int64_t i = 0; i < width_ % V; ++i) m[i] = 0xffffffffu;
+  for (int64_t i = 0; i < width_ % V * per; ++i) m[i] = 0xffffffffu;
   return k_.lanes(m);
 }
 
@@ -18,6 +20,7 @@ template <class Vmm>
 void RowKernelGen<Vmm>::load_element(int32_t k, const Vmm& dst, bool tail) {
   const KernelInput& in = s_.inputs[k];
   const int64_t stride = p_.inputs[k].inner_stride;
+  if (wide_) return load_wide(k, dst, tail);  // Note [Wide kernels]
   if (from_tile_ && tile_of_[k] >= 0) {
     vmovups(dst, ptr[rsp + tile_slot_ + ((tile_of_[k] * G + group_row_) * W + tile_column_) * 4]);
     return;
@@ -32,8 +35,8 @@ void RowKernelGen<Vmm>::load_element(int32_t k, const Vmm& dst, bool tail) {
     for (int i = 0; i < 16; ++i) lanes[i] = static_cast<uint32_t>(i * stride);
     vpaddd(dst, dst, k_.lanes(lanes));
     mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
-    vpbroadcastd(scratch(0), dword[r10 + 8 * k + 4]);
-    vpbroadcastd(scratch(1), dword[r10 + 8 * k]);
+    vpbroadcastd(scratch(0), dword[r10 + 32 * k + 8]);
+    vpbroadcastd(scratch(1), dword[r10 + 32 * k]);
     if (lanes_of(in.dtype) == Lanes::Int) {  // int32 arithmetic wraps as the reference's int64 does, mod 2^32
       vpmulld(dst, dst, scratch(0));
       vpaddd(dst, dst, scratch(1));
@@ -163,25 +166,26 @@ template <class Vmm>
 void RowKernelGen<Vmm>::load_constant(int32_t k, const Vmm& dst) {
   const KernelInput& in = s_.inputs[k];
   Xbyak::Xmm x0(0);
+  if (wide_) return load_constant_wide(k, dst);
   switch (in.kind) {
     case KernelInput::Kind::Scalar:  // passed as its lane (LaunchArgs)
       mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
-      vbroadcastss(dst, dword[r10 + 8 * k]);
+      vbroadcastss(dst, dword[r10 + 32 * k]);
       return;
     case KernelInput::Kind::Arange:
       input_base(k);
       mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
       if (lanes_of(in.dtype) == Lanes::Int) {
-        imul(eax, dword[r10 + 8 * k + 4]);
-        add(eax, dword[r10 + 8 * k]);
+        imul(eax, dword[r10 + 32 * k + 8]);
+        add(eax, dword[r10 + 32 * k]);
         vmovd(x0, eax);
         vpbroadcastd(dst, x0);
         ints_.wrap(dst, dst, DType::Int32, in.dtype);
         return;
       }
       vcvtsi2ss(x0, x0, rax);
-      vmulss(x0, x0, dword[r10 + 8 * k + 4]);
-      vaddss(x0, x0, dword[r10 + 8 * k]);
+      vmulss(x0, x0, dword[r10 + 32 * k + 8]);
+      vaddss(x0, x0, dword[r10 + 32 * k]);
       vbroadcastss(dst, x0);
       return;
     case KernelInput::Kind::Buffer: break;
@@ -236,6 +240,7 @@ void RowKernelGen<Vmm>::to_bf16_bits(const Vmm& dst, const Vmm& x) {
 template <class Vmm>
 void RowKernelGen<Vmm>::store_element(size_t k, const Vmm& x, bool tail) {
   const KernelOutput& o = s_.outputs[k];
+  if (wide_) return store_wide(k, x, tail);
   const int size = static_cast<int>(itemsize(o.dtype));
   output_base(k);
   Xbyak::Address at = ptr[rax + r8 * size];
@@ -315,6 +320,7 @@ void RowKernelGen<Vmm>::store_element(size_t k, const Vmm& x, bool tail) {
 template <class Vmm>
 void RowKernelGen<Vmm>::store_scalar(size_t k, const Vmm& x) {
   const KernelOutput& o = s_.outputs[k];
+  if (wide_) return store_scalar_wide(k, x);
   mov(rax, qword[rsp + out_slot_ + 8 * static_cast<int>(k)]);
   Xbyak::Xmm x0(0), xv(x.getIdx());
   switch (o.dtype) {

@@ -51,7 +51,7 @@ void RowKernelGen<Vmm>::loop_pass(Pass pass, bool prefetch_next_row) {
     vmovaps(vr(acc), start_value(r));
     if (s_.body[r].op == Op::Sum) {
       int total = alloc();
-      vmovaps(vr(total), k_(-0.0f));
+      vmovaps(vr(total), minus_zero());
       pass.total[r] = total;
     }
   }
@@ -121,13 +121,13 @@ void RowKernelGen<Vmm>::mark(
 template <class Vmm>
 Xbyak::Address RowKernelGen<Vmm>::stash_at(int slot) {
   mov(rax, qword[rsp + kScratchPtr]);
-  return ptr[rax + r8 * 4 + slot * stash_row_bytes()];
+  return ptr[rax + r8 * eb_ + slot * stash_row_bytes()];
 }
 
 template <class Vmm>
 int RowKernelGen<Vmm>::stash_row_bytes() const {
   int64_t n = p_.columns ? p_.column_tile : p_.row_length;
-  return static_cast<int>((n + V - 1) / V * V * 4);
+  return static_cast<int>((n + V - 1) / V * V * eb_);
 }
 
 // One vector of the row at element r8 (the last, partial one if `tail`).

@@ -66,8 +66,23 @@ uint32_t RowKernelGen<Vmm>::identity(int32_t r) const {
       if (op == Op::Max) return 0;
       if (op == Op::Min) return 0xffffffffu;
       break;
+    case Lanes::Double: break;  // identity_value
   }
   throw Unsupported("the reduction " + std::string(info(op).name));
+}
+
+// The identity of reduction r in every lane (float64 ones in wide kernels).
+template <class Vmm>
+Xbyak::Address RowKernelGen<Vmm>::identity_value(int32_t r) {
+  if (lanes(r) != Lanes::Double) return k_.bits_of(identity(r));
+  switch (s_.body[r].op) {
+    case Op::Sum: return k_.f64(-0.0);
+    case Op::Prod: return k_.f64(1.0);
+    case Op::Max: return k_.f64(-INFINITY);
+    case Op::Min: return k_.f64(INFINITY);
+    default: break;
+  }
+  throw Unsupported("the reduction " + std::string(info(s_.body[r].op).name) + " of float64 values");
 }
 
 // What an accumulator starts from: the identity, except that an empty
@@ -75,7 +90,8 @@ uint32_t RowKernelGen<Vmm>::identity(int32_t r) const {
 template <class Vmm>
 Xbyak::Address RowKernelGen<Vmm>::start_value(int32_t r) {
   int64_t n = p_.columns ? p_.reduce_length : p_.row_length;
-  return k_.bits_of(s_.body[r].op == Op::Sum && n == 0 ? 0 : identity(r));
+  if (s_.body[r].op == Op::Sum && n == 0) return k_.bits_of(0);
+  return identity_value(r);
 }
 
 template <class Vmm>
@@ -97,9 +113,10 @@ void RowKernelGen<Vmm>::accumulate(Pass& pass, int32_t r, const Vmm& x, bool tai
   Vmm v = x;
   if (tail) {  // lanes past the row contribute the identity
     v = scratch(0);
-    vmovaps(v, k_.bits_of(identity(r)));
+    vmovaps(v, identity_value(r));
     if constexpr (kZmm) {
-      vmovaps(v | k1, x);
+      if (wide_) vmovapd(v | k1, x);
+      else vmovaps(v | k1, x);
     } else {
       vmovups(scratch(1), tail_mask());
       vblendvps(v, v, x, scratch(1));
@@ -174,8 +191,8 @@ void RowKernelGen<Vmm>::flush_sums(Pass& pass) {
   test(r8, static_cast<int>(kSumBlock - 1));
   jnz(skip, T_NEAR);
   for (auto [r, total] : pass.total) {
-    vaddps(vr(total), vr(total), vr(pass.acc[r]));
-    vmovaps(vr(pass.acc[r]), k_(-0.0f));
+    add_floats(vr(total), vr(total), vr(pass.acc[r]));
+    vmovaps(vr(pass.acc[r]), minus_zero());
   }
   L(skip);
 }
@@ -226,7 +243,7 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
     return;
   }
   if (pass.total.count(r)) {
-    vaddps(vr(acc), vr(acc), vr(pass.total[r]));
+    add_floats(vr(acc), vr(acc), vr(pass.total[r]));
     release(pass.total[r]);
   }
   reduce_lanes(r, vr(acc));
@@ -239,6 +256,15 @@ void RowKernelGen<Vmm>::reduce_lanes(int32_t r, const Vmm& acc) {
   vmovups(ptr[rsp + kBounce], acc);
   Xbyak::Xmm a(0), b(1), s(2);
   VectorOps<Xbyak::Xmm> x(*this, k_);
+  if (wide_) {  // 64-bit lanes
+    vmovsd(a, qword[rsp + kBounce]);
+    for (int i = 1; i < V; ++i) {
+      vmovsd(b, qword[rsp + kBounce + 8 * i]);
+      combine(s_.body[r].op, lanes(r), x, a, b, s);
+    }
+    vbroadcastsd(acc, a);
+    return;
+  }
   vmovss(a, dword[rsp + kBounce]);
   for (int i = 1; i < V; ++i) {
     vmovss(b, dword[rsp + kBounce + 4 * i]);

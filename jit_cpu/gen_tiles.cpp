@@ -25,6 +25,7 @@ namespace braze::jit::detail {
 template <class Vmm>
 void RowKernelGen<Vmm>::decide_tiling() {
   tile_of_.assign(s_.inputs.size(), -1);
+  if (wide_) return;  // gathers (Note [Wide kernels]); the tiles hold 32-bit lanes
   if (p_.reduces || p_.outer.empty() || p_.outer.back() < G || p_.row_length < V) return;
   for (size_t k = 0; k < s_.inputs.size(); ++k) {
     const KernelInput& in = s_.inputs[k];

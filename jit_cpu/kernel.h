@@ -18,10 +18,12 @@ namespace braze::jit {
 struct LaunchArgs {
   const std::byte* const* inputs;  // per spec input: base pointer (null for scalars, aranges)
   std::byte* const* outputs;       // per spec output: dense buffer
-  // Per spec input: {scalar or arange start, arange step}, each as the
-  // 32-bit lane it fills (Note [Lanes] in lanes.h): float32 bits, an int32
-  // wrapped to the input's dtype, or a bool's mask.
-  const uint32_t* values;
+  // Per spec input, 4 words: {scalar or arange start, arange step}, each as
+  // the 32-bit lane it fills (Note [Lanes] in lanes.h: float32 bits, an
+  // int32 wrapped to the input's dtype, or a bool's mask) in the low half
+  // of a word, then both as the 64-bit lane of a wide kernel (Note [Wide
+  // kernels]: float64 bits of the value in its dtype, or a bool's mask).
+  const uint64_t* values;
 };
 
 // Runs rows [row_begin, row_end); `start_index` is row_begin's multi-index
@@ -54,7 +56,7 @@ class CompiledKernel {
 };
 
 // Bump when generated code changes for the same spec: part of the cache key.
-inline constexpr int kCodegenVersion = 6;
+inline constexpr int kCodegenVersion = 7;
 
 // The generated kernel, or null with `why` set when the spec uses what the
 // generator does not emit yet (those specs run on the spec interpreter).

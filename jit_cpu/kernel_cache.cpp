@@ -59,12 +59,22 @@ uint32_t lane_bits(DType t, const KernelArg& arg, int j) {
   switch (lanes_of(t).value_or(Lanes::Float)) {
     case Lanes::Float: return std::bit_cast<uint32_t>(static_cast<float>(arg.real[j]));
     case Lanes::Mask: return arg.integer[j] != 0 ? 0xffffffffu : 0;
-    case Lanes::Int: break;
+    case Lanes::Int:
+    case Lanes::Double: break;
   }
   int64_t v = arg.integer[j];
   if (t == DType::Int8) v = static_cast<int8_t>(v);
   if (t == DType::UInt8) v = static_cast<uint8_t>(v);
   return static_cast<uint32_t>(v);
+}
+
+// The same as a 64-bit lane of a wide kernel (Note [Wide kernels]).
+uint64_t wide_lane_bits(DType t, const KernelArg& arg, int j) {
+  if (t == DType::Bool) return arg.integer[j] != 0 ? ~uint64_t{0} : 0;
+  if (t == DType::Float32) return std::bit_cast<uint64_t>(static_cast<double>(static_cast<float>(arg.real[j])));
+  if (is_float(t)) return std::bit_cast<uint64_t>(arg.real[j]);
+  if (t == DType::Int64) return std::bit_cast<uint64_t>(static_cast<double>(arg.integer[j]));
+  return std::bit_cast<uint64_t>(static_cast<double>(static_cast<int32_t>(lane_bits(t, arg, j))));
 }
 
 }  // namespace
@@ -73,10 +83,13 @@ void launch(const CompiledKernel& kernel, const KernelSpec& spec, std::span<cons
             std::span<std::byte* const> outputs) {
   const RowPlan& plan = kernel.plan();
   std::vector<const std::byte*> in(inputs.size());
-  std::vector<uint32_t> values(2 * inputs.size());
+  std::vector<uint64_t> values(4 * inputs.size());
   for (size_t k = 0; k < inputs.size(); ++k) {
     in[k] = inputs[k].data;
-    for (int j = 0; j < 2; ++j) values[2 * k + j] = lane_bits(spec.inputs[k].dtype, inputs[k], j);
+    for (int j = 0; j < 2; ++j) {
+      values[4 * k + j] = lane_bits(spec.inputs[k].dtype, inputs[k], j);
+      values[4 * k + 2 + j] = wide_lane_bits(spec.inputs[k].dtype, inputs[k], j);
+    }
   }
   LaunchArgs args{in.data(), outputs.data(), values.data()};
   if (kernel.streaming_stores())

@@ -22,9 +22,24 @@ namespace braze::jit {
 //   Mask   bool as all ones or zero, what compares produce and blends read.
 // An op reads arguments in the lanes of its compute dtype (graph/infer.h
 // compute_dtype); arguments in other lanes are converted first (an int8
-// added to a float32 becomes float32). int64 and float64 have no lanes:
-// kernels that hold such values run on the spec interpreter.
-enum class Lanes { Float, Int, Mask };
+// added to a float32 becomes float32). float64 values live in the 64-bit
+// lanes of a wide kernel (Note [Wide kernels]); int64 values have no lanes:
+// kernels that compute with them run on the spec interpreter.
+//
+// Note [Wide kernels]
+// A spec with a float64 input or value is emitted as a wide kernel: every
+// register holds half as many 64-bit lanes (4 per ymm, 8 per zmm), each of
+// kind Double (a number) or Mask (a bool, all 64 bits set or clear). The
+// narrower numbers it reads (float32, int32) are widened to float64 on
+// load, exactly, so they are Double lanes too; a float32 result (a cast,
+// or + - * / sqrt min max ... of float32 values) is computed in float64
+// and rounded to float32 once, which is what float32 arithmetic gives (a
+// double holds more than twice float32's precision). Everything else a
+// wide kernel would need (integer results, float32 math functions, int64
+// arithmetic, 8- and 16-bit dtypes) is left to the spec interpreter
+// (jit_cpu/README.md); an int64 input is admitted only as an argument of
+// float64 ops, rounded to float64 on load as the reference converts it.
+enum class Lanes { Float, Int, Mask, Double };
 
 inline std::optional<Lanes> lanes_of(DType t) {
   switch (t) {
@@ -47,6 +62,7 @@ inline DType widest(Lanes l) {
   switch (l) {
     case Lanes::Float: return DType::Float32;
     case Lanes::Int: return DType::Int32;
+    case Lanes::Double: return DType::Float64;
     case Lanes::Mask: break;
   }
   return DType::Bool;
@@ -57,5 +73,8 @@ inline DType widest(Lanes l) {
 inline Lanes compute_lanes(DType compute) {
   return compute == DType::Bool ? Lanes::Int : *lanes_of(compute);
 }
+
+// Note [Wide kernels]: the lanes of a value of dtype t in a wide kernel.
+inline Lanes wide_lanes_of(DType t) { return t == DType::Bool ? Lanes::Mask : Lanes::Double; }
 
 }  // namespace braze::jit

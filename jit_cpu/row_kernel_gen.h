@@ -27,6 +27,7 @@
 #include "jit_cpu/kernel.h"
 #include "jit_cpu/lanes.h"
 #include "jit_cpu/vector_math.h"
+#include "jit_cpu/vector_math_f64.h"
 #include "jit_cpu/vector_ops.h"
 
 namespace braze::jit::detail {
@@ -42,10 +43,14 @@ template <class Vmm>
 class RowKernelGen : public Xbyak::CodeGenerator {
   using Ops = VectorOps<Vmm>;
   static constexpr bool kZmm = Ops::kZmm;
-  static constexpr int V = kZmm ? 16 : 8;
   static constexpr int kNumRegs = kZmm ? 32 : 16;
   static constexpr int kScratch = 5;              // v0..v4: temporaries inside one op
-  static constexpr int64_t kSumBlock = 16 * V;    // Note [Blocked sums]
+  // Note [Wide kernels] (lanes.h): whether lanes are 64-bit, and so the
+  // lanes per register (16 or 8 of 32 bits, 8 or 4 of 64) and their bytes.
+  const bool wide_;
+  const int V;
+  const int eb_;
+  const int64_t kSumBlock = 16 * V;               // Note [Blocked sums]
   static constexpr int G = 64;                    // Note [Tiled transposes]: rows per group
   static constexpr int kTileAhead = 2;            // blocks of a tiled input prefetched ahead
   static constexpr int W = 16;                    // and columns per block: a cache line of floats
@@ -58,12 +63,16 @@ class RowKernelGen : public Xbyak::CodeGenerator {
  public:
   RowKernelGen(const KernelSpec& spec, const RowPlan& plan)
       : CodeGenerator(4096, Xbyak::AutoGrow),
+        wide_(is_wide(spec)),
+        V((kZmm ? 16 : 8) / (wide_ ? 2 : 1)),
+        eb_(wide_ ? 8 : 4),
         s_(spec),
         p_(plan),
         k_(*this),
         ops_(*this, k_),
         math_(*this, k_, ops_),
-        ints_(*this, k_, ops_) {}
+        ints_(*this, k_, ops_),
+        math64_(*this, k_, ops_) {}
 
   bool streams() const { return stream_; }
   // Bytes of instructions; the constant pool follows them.
@@ -71,15 +80,27 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   // Floats of per-thread scratch a launch must pass (Note [Stashed values]).
   int64_t stash_floats() const { return static_cast<int64_t>(max_stashes_) * stash_row_bytes() / 4; }
 
+  // Note [Wide kernels]: a spec with a float64 input or value.
+  static bool is_wide(const KernelSpec& spec) {
+    for (const KernelInput& in : spec.inputs)
+      if (in.dtype == DType::Float64) return true;
+    for (const KernelOp& op : spec.body)
+      if (op.dtype == DType::Float64) return true;
+    for (const KernelOutput& o : spec.outputs)  // a cast stored (astype of an input)
+      if (o.dtype == DType::Float64) return true;
+    return false;
+  }
+
   void generate();
 
  private:
   // --- analysis: gen_analysis.cpp --------------------------------------------
 
   void check_supported();
+  void check_wide();
 
   // Note [Lanes]: the kind of lanes value v's register holds.
-  Lanes lanes(int32_t v) const { return *lanes_of(s_.body[v].dtype); }
+  Lanes lanes(int32_t v) const { return wide_ ? wide_lanes_of(s_.body[v].dtype) : *lanes_of(s_.body[v].dtype); }
 
   DType compute_dtype_of(const KernelOp& op) const;
   bool reduces(const KernelOp& op) const;
@@ -203,11 +224,28 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         if (op == Op::Max) return vorps(acc, acc, x);
         if (op == Op::Min) return vandps(acc, acc, x);
         break;
+      case Lanes::Double:
+        switch (op) {
+          case Op::Sum: vaddpd(acc, acc, x); return;
+          case Op::Prod: vmulpd(acc, acc, x); return;
+          case Op::Max: f.maximum_f64(acc, acc, x, s); return;
+          case Op::Min: f.minimum_f64(acc, acc, x, s); return;
+          default: break;
+        }
+        break;
     }
     throw Unsupported("the reduction " + std::string(info(op).name) + " in " + std::string(name(widest(l))) + " lanes");
   }
 
+  // A sum's step and start in the kernel's float lanes (float64 if wide).
+  void add_floats(const Vmm& d, const Vmm& a, const Xbyak::Operand& b) {
+    if (wide_) vaddpd(d, a, b);
+    else vaddps(d, a, b);
+  }
+  Xbyak::Address minus_zero() { return wide_ ? k_.f64(-0.0) : k_(-0.0f); }
+
   uint32_t identity(int32_t r) const;
+  Xbyak::Address identity_value(int32_t r);
   Xbyak::Address start_value(int32_t r);
   void accumulate(Pass& pass, int32_t r, const Vmm& x, bool tail);
   void accumulate_arg(Op op, const Vmm& best, const Vmm& index, const Vmm& x, bool tail);
@@ -219,7 +257,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   // --- loads and stores: gen_memory.cpp --------------------------------------
 
-  Xbyak::Address tail_mask();
+  Xbyak::Address tail_mask(int bytes = 0);
 
   // A bool loaded as 0/1 integers becomes a lane mask.
   void int_to_mask(const Vmm& v) { ints_.nonzero(v, v, scratch(4)); }
@@ -232,6 +270,16 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void to_bf16_bits(const Vmm& dst, const Vmm& x);
   void store_element(size_t k, const Vmm& x, bool tail);
   void store_scalar(size_t k, const Vmm& x);
+
+  // --- loads and stores of wide kernels: gen_wide_memory.cpp -----------------
+
+  using Half = typename Ops::Half;
+  void load_wide(int32_t k, const Vmm& dst, bool tail);
+  void gather_wide(int32_t k, const Vmm& dst, bool tail);
+  void int64_to_f64(const Vmm& dst);
+  void load_constant_wide(int32_t k, const Vmm& dst);
+  void store_wide(size_t k, const Vmm& x, bool tail);
+  void store_scalar_wide(size_t k, const Vmm& x);
 
   // --- element-wise ops: gen_elementwise.cpp ---------------------------------
 
@@ -252,12 +300,20 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void convert(const Vmm& d, const Vmm& x, DType from, DType to);
   void round_float(const Vmm& d, const Vmm& x, DType t);
 
+  // --- element-wise ops of wide kernels: gen_wide.cpp ------------------------
+
+  void compute_wide(const KernelOp& op, const Vmm& d, const std::array<Vmm, 3>& regs);
+  void compute_double(const KernelOp& op, const Vmm& d, const Vmm& x, const Vmm& y);
+  Vmm truth_wide(const Vmm& x, DType t, const Vmm& s);
+  void convert_wide(const Vmm& d, const Vmm& x, DType from, DType to);
+
   const KernelSpec& s_;
   const RowPlan& p_;
   ConstantPool k_;
   Ops ops_;
   VectorMath<Vmm> math_;
   IntOps<Vmm> ints_;
+  VectorMathF64<Vmm> math64_;
   std::vector<bool> elem_;
   std::vector<int> stage_;
   std::vector<int> const_reg_;

@@ -38,6 +38,12 @@ class ConstantPool {
     for (size_t i = 0; i < 16; i += 2) line[i] = static_cast<uint32_t>(bits), line[i + 1] = static_cast<uint32_t>(bits >> 32);
     return lanes(line);
   }
+  // 64-bit lanes of these bits (masks and exponent fields of float64).
+  Xbyak::Address bits64(uint64_t bits) {
+    double v;
+    std::memcpy(&v, &bits, 8);
+    return f64(v);
+  }
   // Per-lane values (16 lanes), e.g. lane indices or a tail mask.
   Xbyak::Address lanes(const std::array<uint32_t, 16>& v) { return c_.ptr[c_.rip + lane_labels_[v]]; }
   // Emits the pool after the last instruction; code_size() then says where
@@ -155,6 +161,27 @@ class VectorOps {
     } else {
       c_.vblendvpd(dst, f, t, mask);
     }
+  }
+
+  // float64 lanes (Note [Wide kernels]): dst = lane mask of (a pred b).
+  void cmp_f64(const R& dst, const R& a, const Xbyak::Operand& b, uint8_t pred) {
+    if constexpr (kZmm) {
+      c_.vcmppd(c_.k2, a, b, pred);
+      c_.vpmovm2q(dst, c_.k2);
+    } else {
+      c_.vcmppd(dst, a, b, pred);
+    }
+  }
+  // NumPy maximum/minimum of float64 lanes, as maximum/minimum below.
+  void maximum_f64(const R& dst, const R& a, const R& b, const R& s) {
+    c_.vmaxpd(s, b, a);
+    cmp_f64(dst, b, b, Unord);
+    blend_f64(dst, s, b, dst);
+  }
+  void minimum_f64(const R& dst, const R& a, const R& b, const R& s) {
+    c_.vminpd(s, b, a);
+    cmp_f64(dst, b, b, Unord);
+    blend_f64(dst, s, b, dst);
   }
 
   // NumPy maximum/minimum: NaN if either is NaN, else as a < b ? b : a.

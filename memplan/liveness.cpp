@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "fusion/library_group.h"
 #include "graph/check.h"
 
 namespace braze::memplan {
@@ -13,17 +14,13 @@ namespace {
 // The nodes whose buffers step `k` reads, as the executor binds them.
 std::vector<NodeId> buffers_read(const Graph& g, const Step& step) {
   std::vector<NodeId> out;
-  if (step.group.kind == FusedGroup::Kind::Library) {
-    for (NodeId i : g[step.group.nodes[0]].inputs) out.push_back(g.base(i));
-    return out;
-  }
+  if (step.group.kind == FusedGroup::Kind::Library) return library_reads(g, step.group);
   for (size_t k = 0; k < step.reads.size(); ++k)
     if (step.spec.inputs[k].kind == KernelInput::Kind::Buffer) out.push_back(step.reads[k]);
   return out;
 }
 
 std::vector<NodeId> buffers_written(const Step& step) {
-  if (step.group.kind == FusedGroup::Kind::Library) return {step.group.nodes[0]};
   return step.group.outputs;
 }
 

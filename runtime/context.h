@@ -23,6 +23,8 @@ namespace braze {
   X(kernels_compiled)     \
   X(codegen_ns)           \
   X(kernels_interpreted)  \
+  X(library_primitives_created) \
+  X(library_calls_reference) \
   X(cache_hits_memory)    \
   X(cache_hits_disk)      \
   X(programs_compiled)    \

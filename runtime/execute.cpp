@@ -4,9 +4,11 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "fusion/library_group.h"
 #include "fusion/spec_interpreter.h"
 #include "graph/check.h"
 #include "graph/reference.h"
+#include "jit_cpu/dnn.h"
 #include "jit_cpu/kernel_cache.h"
 #include "memplan/plan.h"
 #include "memplan/verify.h"
@@ -40,7 +42,7 @@ class Executor {
     for (size_t k = 0; k < s_.steps.size(); ++k) {
       const Step& step = s_.steps[k];
       auto start = std::chrono::steady_clock::now();
-      if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group.nodes[0]);
+      if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group);
       else kernel(step, p_.kernels[k].get());
       if (step_ns_)
         step_ns_->push_back(
@@ -142,12 +144,28 @@ class Executor {
     interpret_spec(step.spec, args_, outs_);
   }
 
-  void library_call(NodeId id) {
+  // A matmul/conv2d with its epilogue: oneDNN where it takes the call
+  // (jit_cpu/dnn.h), else the reference interpreter, counted.
+  void library_call(const FusedGroup& group) {
     const Graph& g = s_.graph;
-    std::vector<reference::StridedArray> in;
-    for (NodeId i : g[id].inputs) in.push_back({&buffers_[g.base(i)], g[i].view});
-    buffers_[id] = reference::evaluate_node(
-        g[id], in, [&](DType dtype, Shape shape) { return allocate(dtype, std::move(shape), id); });
+    NodeId o = group.outputs[0];
+    auto buffer = [&](NodeId b) -> const Array& { return buffers_.at(b); };
+    Stats& stats = Runtime::get().stats();
+    dnn::Prepared r = p_.mode == KernelMode::Generated ? dnn::prepare(g, group) : dnn::Prepared{"interpreted"};
+    if (r.why_not.empty()) {
+      Array out = allocate(g[o].dtype, g[o].shape(), o);
+      dnn::run(r, g, group, buffer, out);
+      if (r.created) stats.library_primitives_created.fetch_add(1, std::memory_order_relaxed);
+      if (r.scratch_bytes > 0) {  // the primitive's scratchpad, allocated once with it
+        stats.allocations.fetch_add(1, std::memory_order_relaxed);
+        stats.bytes_allocated.fetch_add(r.scratch_bytes, std::memory_order_relaxed);
+      }
+      buffers_[o] = std::move(out);
+      return;
+    }
+    stats.library_calls_reference.fetch_add(1, std::memory_order_relaxed);
+    buffers_[o] = evaluate_library_group(
+        g, group, buffer, [&](DType dtype, Shape shape) { return allocate(dtype, std::move(shape), o); });
   }
 
   // The buffer of node `id`: its place in the arena when it has one, the

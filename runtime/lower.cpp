@@ -2,6 +2,7 @@
 // which is all a replayed program needs (Note [Programs]).
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "runtime/lower.h"
 
@@ -56,6 +57,11 @@ bool is_structural_constant(DType dtype, const Attr& value) {
     uint64_t bits = std::bit_cast<uint64_t>(value.reals[0]);
     for (double v : {0.0, -0.0, 1.0, -1.0, 2.0})
       if (bits == std::bit_cast<uint64_t>(v)) return true;
+    // The coefficients by which fusion/epilogue.cpp recognises gelu after a
+    // matmul (compared there at float32 precision).
+    const float f = static_cast<float>(value.reals[0]);
+    for (double v : {0.5, 1.0 / std::sqrt(2.0), std::sqrt(2.0 / 3.14159265358979323846), 0.044715})
+      if (f == static_cast<float>(v)) return true;
     return false;
   }
   int64_t v = value.ints[0];

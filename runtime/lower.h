@@ -24,8 +24,10 @@ namespace braze {
 // lowers each Const whose value no pass treats specially to a 0-d graph
 // input, a parameter, whose value is bound at every run: the program's
 // structure (and key) never depends on it. The special values stay Consts
-// and are part of the key: 0, -0.0, 1, -1 and 2 in any numeric dtype and
-// every bool (is_structural_constant). A kernel reads a 0-d input as a
+// and are part of the key: 0, -0.0, 1, -1 and 2 in any numeric dtype,
+// every bool, and the float coefficients by which fusion/epilogue.cpp
+// recognises gelu after a matmul (0.5, 1/sqrt(2), sqrt(2/pi), 0.044715)
+// (is_structural_constant: a new pass that reads values adds them there). A kernel reads a 0-d input as a
 // scalar argument (runtime/program.cpp), so the code is the same as for a
 // Const. Equal numbers of one dtype are one parameter, as equal Consts are
 // one interned node, so a program's kernels are those of the graph

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "graph/check.h"
 #include "tools/commands.h"
 
 namespace braze::cli {
@@ -32,6 +33,24 @@ CLI::Option* add_format(CLI::App* cmd, std::string& format, std::vector<std::str
   return cmd->add_option("--format", format, "output format")->check(CLI::IsMember(allowed))->capture_default_str();
 }
 
+// `kernels`: each option belongs to one target; one given to the other
+// target is an error, not ignored.
+void show_any_kernels(const GraphSource& src, const std::string& target, const std::string& isa,
+                      const std::string& emit, const std::string& arch, const std::string& format, std::ostream& out) {
+  if (target == "cpu") {
+    BRAZE_CHECK(emit.empty() && arch.empty(), "kernels: --emit and --arch apply to --target cuda");
+    show_kernels(src, isa, format, out);
+    return;
+  }
+  BRAZE_CHECK(isa.empty(), "kernels: --isa applies to --target cpu");
+#if BRAZE_HAVE_CUDA_BACKEND
+  show_cuda_kernels(src, emit.empty() ? "cuda" : emit, arch, format, out);
+#else
+  BRAZE_CHECK(false, "kernels: this braze was built without the CUDA toolkit's headers (cuda.h, nvrtc.h), so it has "
+              "no CUDA backend; rebuild with CUDA_HOME set");
+#endif
+}
+
 }  // namespace
 
 int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
@@ -40,7 +59,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
   app.failure_message([](const CLI::App*, const CLI::Error& e) { return "braze: " + one_line(e.what()) + "\n"; });
 
   SourceOptions src;
-  std::string format = "text", isa, target = "cpu";
+  std::string format = "text", isa, target = "cpu", emit, arch;
 
   CLI::App* graph = app.add_subcommand("graph", "the graph: nodes, shapes, dtypes");
   add_source(graph, src);
@@ -54,10 +73,13 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
   add_source(kernels, src);
   add_format(kernels, format, {"text", "json"});
   kernels->add_option("--target", target, "the backend whose code to show")
-      ->check(CLI::IsMember({"cpu"}))
+      ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
-  kernels->add_option("--isa", isa, "x86-64 vector ISA (default: the best this CPU has, or BRAZE_CPU_ISA)")
+  kernels->add_option("--isa", isa, "cpu: x86-64 vector ISA (default: the best this CPU has, or BRAZE_CPU_ISA)")
       ->check(CLI::IsMember({"avx2", "avx512"}));
+  kernels->add_option("--emit", emit, "cuda: what to show: cuda (the source, default), ptx, cubin (size, registers)")
+      ->check(CLI::IsMember({"cuda", "ptx", "cubin"}));
+  kernels->add_option("--arch", arch, "cuda: the GPU architecture for ptx and cubin (sm_80, sm_90, ...; default sm_90)");
 
   RunOptions run_options;
   CLI::App* run = app.add_subcommand("run", "realize on the CPU, check against the reference interpreter, time it");
@@ -104,7 +126,7 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
   try {
     if (graph->parsed()) show_graph(load_source(src), format, out);
     else if (fuse->parsed()) show_fusion(load_source(src), format, out);
-    else if (kernels->parsed()) show_kernels(load_source(src), isa, format, out);
+    else if (kernels->parsed()) show_any_kernels(load_source(src), target, isa, emit, arch, format, out);
     else if (run->parsed()) run_graph(load_source(src), run_options, out);
     else if (plan->parsed()) show_plan(load_source(src), plan_options, out);
     else if (doctor_cmd->parsed()) doctor(format, out);

@@ -24,6 +24,11 @@ void show_fusion(const GraphSource& src, const std::string& format, std::ostream
 // format: text, json.
 void show_kernels(const GraphSource& src, const std::string& isa, const std::string& format, std::ostream& out);
 
+// `braze kernels --target cuda`: per kernel, its CUDA C++ (emit "cuda"),
+// PTX ("ptx") or cubin size with registers and shared memory ("cubin") for
+// `arch` ("sm_90"; "" = sm_90). Needs NVRTC, no GPU. format: text, json.
+void show_cuda_kernels(const GraphSource& src, const std::string& emit, const std::string& arch,
+                       const std::string& format, std::ostream& out);
 
 struct RunOptions {
   std::vector<std::string> npy_inputs;  // by input number; empty: saved data, else random

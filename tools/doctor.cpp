@@ -11,15 +11,21 @@
 #include <ostream>
 
 #include "jit_cpu/disassemble.h"
+#include "jit_cpu/dnn.h"
 #include "jit_cpu/kernel_cache.h"
 #include "jit_cpu/thread_pool.h"
 #include "runtime/context.h"
 #include "tools/commands.h"
+#if BRAZE_HAVE_CUDA_BACKEND
+#include "tools/doctor_cuda.h"
+#endif
 
 namespace braze::cli {
 
 namespace {
 
+#if !BRAZE_HAVE_CUDA_BACKEND
+// Without jit_cuda: the libraries found by dlopen of their sonames.
 struct Library {
   std::string what;
   std::vector<std::string> sonames;  // tried in order: the versioned names a runtime install has first
@@ -63,6 +69,7 @@ const std::vector<Library>& cuda_libraries() {
   };
   return libs;
 }
+#endif
 
 // Where the disk cache lives (DESIGN.md section 5): $BRAZE_CACHE_DIR, else
 // $XDG_CACHE_HOME/braze, else ~/.cache/braze.
@@ -99,12 +106,22 @@ nlohmann::json facts() {
     cpu["isa"] = nullptr;
     cpu["isa_error"] = e.what();
   }
+#if BRAZE_HAVE_CUDA_BACKEND
+  nlohmann::json cuda = cuda_library_facts();
+  nlohmann::json devices = cuda_device_facts();
+#else
+  // No CUDA backend in this build: still say what the machine has.
   nlohmann::json cuda = nlohmann::json::array();
   for (const Library& lib : cuda_libraries()) cuda.push_back(probe(lib));
+  nlohmann::json devices = nlohmann::json::array();
+#endif
   std::string tool = jit::disassembler();
   return {{"cpu", cpu},
           {"disassembler", tool.empty() ? nlohmann::json(nullptr) : nlohmann::json(tool)},
+          {"library_calls", {{"onednn", dnn::available()}, {"library", dnn::version()}}},
+          {"cuda_backend", BRAZE_HAVE_CUDA_BACKEND != 0},
           {"cuda", cuda},
+          {"cuda_devices", devices},
           {"cache", cache_facts()}};
 }
 
@@ -127,16 +144,24 @@ void doctor(const std::string& format, std::ostream& out) {
       << (f["disassembler"].is_null() ? "none (built without capstone: asm dumps list code bytes)"
                                       : f["disassembler"].get<std::string>())
       << "\n";
+  out << "matmul/conv2d on the cpu: " << f["library_calls"]["library"].get<std::string>() << "\n";
   for (const nlohmann::json& lib : f["cuda"]) {
     out << lib["library"].get<std::string>() << ": ";
     if (!lib["found"]) {
-      out << "not found\n";
+      out << "not found" << (lib.contains("override") ? " (set " + lib["override"].get<std::string>() + ")" : "")
+          << "\n";
       continue;
     }
-    out << "found " << lib.value("path", lib["soname"].get<std::string>());
+    out << "found " << lib.value("path", lib.value("soname", ""));
     if (lib.contains("version")) out << " (version " << lib["version"].get<std::string>() << ")";
+    if (lib.contains("error")) out << "; " << lib["error"].get<std::string>();
     out << "\n";
   }
+  if (!f["cuda_backend"]) out << "cuda backend: not built (no CUDA headers at build time)\n";
+  for (const nlohmann::json& d : f["cuda_devices"])
+    out << "cuda device " << d["index"].get<int>() << ": " << d["name"].get<std::string>() << " ("
+        << d["arch"].get<std::string>() << ")\n";
+  if (f["cuda_backend"] && f["cuda_devices"].empty()) out << "cuda devices: none\n";
   const nlohmann::json& c = f["cache"];
   out << "cache: " << c["memory_kernels"].get<size_t>() << " kernel(s) in memory; disk cache "
       << c["directory"].get<std::string>();

@@ -5,8 +5,20 @@ Operations on braze tensors are recorded lazily; ``.numpy()`` or
 """
 
 import contextlib
+import os as _os
 import sys as _sys
 import operator as _operator
+
+# oneDNN runs matmul/conv2d on OpenMP threads, which by default spin after
+# each parallel region; between library calls braze's own kernels then
+# compete with spinning threads for the cores (measured on a busy 2-core
+# machine: a transformer block took 300 ms instead of 24). Passive OpenMP
+# threads sleep at once. Read by libgomp when _core loads it, so set before
+# that import; a value the user set wins.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# One knob for both pools: BRAZE_NUM_THREADS also sizes oneDNN's team.
+if "BRAZE_NUM_THREADS" in _os.environ:
+    _os.environ.setdefault("OMP_NUM_THREADS", _os.environ["BRAZE_NUM_THREADS"])
 
 import ml_dtypes as _ml_dtypes
 import numpy as _np

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fusion/library_group.h"
 #include "fusion/schedule.h"
 #include "fusion/spec_interpreter.h"
 #include "graph/reference.h"
@@ -60,10 +61,8 @@ inline Checked check_schedule(const Schedule& s, std::span<const Array> inputs, 
   for (NodeId id : g.inputs()) buffers[id] = inputs[g[id].attr.ints[0]];
   for (const Step& st : s.steps) {
     if (st.group.kind == FusedGroup::Kind::Library) {
-      NodeId id = st.group.nodes[0];
-      std::vector<reference::StridedArray> in;
-      for (NodeId i : g[id].inputs) in.push_back({&buffers.at(g.base(i)), g[i].view});
-      buffers[id] = reference::evaluate_node(g[id], in);
+      buffers[st.group.outputs[0]] = evaluate_library_group(
+          g, st.group, [&](NodeId b) -> const Array& { return buffers.at(b); }, allocate_array);
       continue;
     }
     std::vector<KernelArg> args(st.reads.size());

@@ -6,7 +6,9 @@
 // AVX-512 its kernels are generated but not run (Checked::not_run).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -133,6 +135,36 @@ TEST(JitCpuDtypes, EveryElementwiseOpDtypeAndLayout) {
   }
   EXPECT_GT(compiled, 4 * interpreted) << compiled << " generated, " << interpreted << " interpreted";
   std::printf("integral op x dtype x layout: %d kernels generated, %d interpreted\n", compiled, interpreted);
+}
+
+// Every element-wise op on float64 in every layout (Note [Wide kernels] in
+// jit_cpu/lanes.h) is generated, except the few that jit_cpu/README.md
+// lists as left to the interpreter in float64.
+TEST(JitCpuDtypes, EveryElementwiseOpOnFloat64InEveryLayout) {
+  static constexpr Op kInterpretedInFloat64[] = {Op::Expm1, Op::Log1p, Op::Sin, Op::Cos,
+                                                 Op::Erf,   Op::Pow,   Op::Mod};
+  int compiled = 0, interpreted = 0;
+  for (size_t o = 0; o < kNumOps; ++o) {
+    const Op op = static_cast<Op>(o);
+    if (!is_elementwise(op) || info(op).builder != Builder::Auto) continue;
+    const bool left = std::count(std::begin(kInterpretedInFloat64), std::end(kInterpretedInFloat64), op) > 0;
+    for (size_t li = 0; li < std::size(kLayouts); ++li) {
+      SCOPED_TRACE(std::string(info(op).api) + " " + kLayoutNames[li]);
+      std::vector<Operand> xs;
+      for (int i = 0; i < info(op).arity; ++i)
+        xs.push_back(in_layout(kLayouts[li], op == Op::Where && i == 0 ? DType::Bool : DType::Float64,
+                               static_cast<uint32_t>(17 * o + 3 * i)));
+      Tensor y = record(op, std::span<const Operand>(xs.data(), xs.size()));
+      Checked c = check_both({y}, 1e-13);
+      if (!left) {
+        EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+      }
+      compiled += c.compiled;
+      interpreted += c.interpreted;
+      if (HasFailure()) return;
+    }
+  }
+  std::printf("float64 op x layout: %d kernels generated, %d interpreted\n", compiled, interpreted);
 }
 
 Tensor ints(std::vector<int64_t> v, DType t) {

@@ -33,7 +33,7 @@ TEST(Program, TheSameStructureCompilesOnceThenReplays) {
   int64_t compiled = stat(&Stats::programs_compiled), replayed = stat(&Stats::programs_replayed);
   std::vector<float> first;
   for (int i = 0; i < 5; ++i) {
-    std::vector<float> got = loop_step(x, bias, 0.5).to_vector<float>();
+    std::vector<float> got = loop_step(x, bias, 0.45).to_vector<float>();
     if (i == 0) first = got;
     EXPECT_EQ(got, first) << "iteration " << i;
   }
@@ -79,7 +79,7 @@ TEST(Program, EqualScalarsAreOneParameterAndThatIsStructure) {
   check(0.3, 0.3);
   check(0.7, 0.7);  // replays the first
   check(0.3, 0.4);  // two parameters: a new structure
-  check(0.5, 0.6);  // replays the third
+  check(0.55, 0.6);  // replays the third
   EXPECT_EQ(stat(&Stats::programs_compiled) - compiled, 2);
   Lowered l = lower(std::vector<Tensor>{x * 0.3 + y * 0.3}, {.scalars_as_inputs = true});
   EXPECT_EQ(l.scalars.size(), 1u);
@@ -108,10 +108,10 @@ TEST(Program, ANewShapeOrDtypeCompilesANewProgram) {
 
 TEST(Program, ReplaysAllocateOnlyTheOutputs) {
   Tensor x = random_tensor({64, 100}, 7), bias = random_tensor({100}, 8);
-  Tensor y = loop_step(x, bias, 0.5);
+  Tensor y = loop_step(x, bias, 0.45);
   y.data();
   int64_t allocations = stat(&Stats::allocations), bytes = stat(&Stats::bytes_allocated);
-  for (int i = 0; i < 10; ++i) loop_step(x, bias, 0.5 + i).data();
+  for (int i = 0; i < 10; ++i) loop_step(x, bias, 0.45 + i).data();
   EXPECT_EQ(stat(&Stats::allocations) - allocations, 10);  // one output per iteration
   EXPECT_EQ(stat(&Stats::bytes_allocated) - bytes, 10 * 64 * 100 * 4);
 }
@@ -120,7 +120,7 @@ TEST(Program, AssignIntoAnExistingTensorAllocatesNothing) {
   Tensor x = random_tensor({64, 100}, 9), bias = random_tensor({100}, 10);
   Tensor out = zeros({64, 100});
   out.data();
-  assign({out}, {loop_step(x, bias, 0.5)});  // compiles
+  assign({out}, {loop_step(x, bias, 0.45)});  // compiles
   int64_t allocations = stat(&Stats::allocations), replayed = stat(&Stats::programs_replayed);
   for (int i = 0; i < 20; ++i) {
     double scale = 0.3 + 0.25 * i;  // never a special value (0, 1, 2), which would be a new structure

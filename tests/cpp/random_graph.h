@@ -1,5 +1,7 @@
 // A generator of random graphs of element-wise, view and reduction ops
-// over a few float32 inputs: the fuzzers of fusion and of the CPU JIT.
+// over a few float32 inputs (or, with `float64_too`, float64 ones in a
+// third of the graphs, some mixed with float32): the fuzzers of fusion and
+// of the CPU JIT.
 // Graphs have 1-30 ops over shapes with odd extents (1, 7, 17, 1023),
 // sometimes zero-size, and inputs sprinkled with NaN, +-Inf and -0.0; some
 // ops take special constants (1, +-0.0, 2, -1, inf, NaN, or an expression
@@ -25,8 +27,10 @@ class RandomGraph {
   // (the CPU JIT's vector exp, sigmoid, ... are a few ulp from the
   // interpreter's) needs it: x / (sigmoid(x) - y) turns a one-ulp
   // difference into a finite number against an infinity.
-  explicit RandomGraph(uint32_t seed, bool well_conditioned = false)
-      : rng_(seed), well_conditioned_(well_conditioned) {}
+  explicit RandomGraph(uint32_t seed, bool well_conditioned = false, bool float64_too = false)
+      : rng_(seed), well_conditioned_(well_conditioned) {
+    if (float64_too && coin(1.0 / 3)) dtype_ = DType::Float64;  // NumPy's default
+  }
 
   Graph build(std::vector<Array>& inputs) {
     Graph g;
@@ -37,8 +41,10 @@ class RandomGraph {
     for (int i = 0; i < 3; ++i) {
       Shape s = base;
       if (coin(0.3)) s[pick(0, static_cast<int>(s.size()) - 1)] = 1;  // broadcastable
-      NodeId id = g.input(DType::Float32, s);
-      inputs.push_back(random_array(s));
+      // A float64 graph reads a float32 input now and then: widened in the kernel.
+      DType t = dtype_ == DType::Float64 && coin(0.2) ? DType::Float32 : dtype_;
+      NodeId id = g.input(t, s);
+      inputs.push_back(random_array(s, t));
       pool_.push_back(id);
     }
     int steps = pick(1, 30);
@@ -69,7 +75,7 @@ class RandomGraph {
         Op op = binary[pick(0, 4)];
         Shape s = broadcast_shapes(g[a].shape(), g[b].shape(), "fuzz");
         if (op == Op::Div && well_conditioned_) {  // |b| + 0.5
-          NodeId half = g.broadcast_to(g.constant(DType::Float32, 0.5), g[b].shape());
+          NodeId half = g.broadcast_to(g.constant(dtype_, 0.5), g[b].shape());
           b = g.apply(Op::Add, {g.apply(Op::Abs, {b}), half});
         }
         return g.apply(op, {g.broadcast_to(a, s), g.broadcast_to(b, s)});
@@ -112,7 +118,7 @@ class RandomGraph {
         NodeId m = g.apply(Op::Max, {a}, Attr{{rank - 1}, {}});
         return g.apply(Op::Sub, {a, g.broadcast_to(m, g[a].shape())});
       }
-      case 7: return g.apply(Op::Mul, {a, g.broadcast_to(g.constant(DType::Float32, 0.5), g[a].shape())});
+      case 7: return g.apply(Op::Mul, {a, g.broadcast_to(g.constant(dtype_, 0.5), g[a].shape())});
       default: return with_constant(g, a);
     }
   }
@@ -126,12 +132,12 @@ class RandomGraph {
     int k = pick(0, 6);
     Op op = kOps[k];
     bool constant_first = op != Op::Pow && coin(0.3);
-    NodeId c = coin(0.5) ? g.constant(DType::Float32, kIdentity[k]) : special_constant(g);
+    NodeId c = coin(0.5) ? g.constant(dtype_, kIdentity[k]) : special_constant(g);
     static constexpr Op kFolds[] = {Op::Add, Op::Mul, Op::Sub, Op::Maximum, Op::Div};
     if (coin(0.3)) c = g.apply(kFolds[pick(0, 4)], {c, special_constant(g)});
     if (well_conditioned_ && op == Op::Div) {
-      if (constant_first) a = g.apply(Op::Add, {g.apply(Op::Abs, {a}), g.broadcast_to(g.constant(DType::Float32, 0.5), g[a].shape())});
-      else c = g.constant(DType::Float32, 2.0);
+      if (constant_first) a = g.apply(Op::Add, {g.apply(Op::Abs, {a}), g.broadcast_to(g.constant(dtype_, 0.5), g[a].shape())});
+      else c = g.constant(dtype_, 2.0);
     }
     c = g.broadcast_to(c, g[a].shape());
     return constant_first ? g.apply(op, {c, a}) : g.apply(op, {a, c});
@@ -139,15 +145,18 @@ class RandomGraph {
 
   NodeId special_constant(Graph& g) {
     static constexpr double kValues[] = {1.0, -0.0, 0.0, 2.0, 0.5, -1.0, INFINITY, NAN};
-    return g.constant(DType::Float32, kValues[pick(0, 7)]);
+    return g.constant(dtype_, kValues[pick(0, 7)]);
   }
 
-  Array random_array(const Shape& s) {
-    Array a = allocate_array(DType::Float32, s);
+  Array random_array(const Shape& s, DType t) {
+    Array a = allocate_array(t, s);
     std::normal_distribution<float> d(0.0f, 1.5f);
-    auto* p = reinterpret_cast<float*>(a.data.get());
     static constexpr float kSpecial[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f};
-    for (int64_t i = 0; i < a.numel(); ++i) p[i] = coin(0.03) ? kSpecial[pick(0, 4)] : d(rng_);
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      float v = coin(0.03) ? kSpecial[pick(0, 4)] : d(rng_);
+      if (t == DType::Float64) reinterpret_cast<double*>(a.data.get())[i] = v + d(rng_) * 1e-9;  // past float32's bits
+      else reinterpret_cast<float*>(a.data.get())[i] = v;
+    }
     return a;
   }
 
@@ -156,6 +165,7 @@ class RandomGraph {
 
   std::mt19937 rng_;
   bool well_conditioned_;
+  DType dtype_ = DType::Float32;
   std::vector<NodeId> pool_;
 };
 

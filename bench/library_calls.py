@@ -1,0 +1,140 @@
+"""Compute-bound CPU workloads: the mlp workload of shared/bench/WORKLOADS.md
+(relu(X@W1+b1)@W2+b2, X [256,1024], W1 [1024,4096], W2 [4096,1024]) and the
+transformer block of examples/, braze (oneDNN with fused epilogues) beside
+NumPy (OpenBLAS) and JAX (jax.jit, XLA on the CPU) in one process.
+
+mlp is reported twice: the two matmuls alone, and the whole workload with the
+bias adds and the relu; GFLOP/s counts the matmul FLOPs (2*M*N*K each) plus
+one FLOP per bias add and per relu element in the second. Times are best of
+REPS runs after one warm-up run (braze's warm-up creates the oneDNN
+primitives; JAX's compiles).
+
+Run: PYTHONPATH=build/python .venv/bin/python bench/library_calls.py
+"""
+import os
+import sys
+import time
+
+import numpy as np
+
+import braze as bz
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
+import transformer_block as tb  # noqa: E402
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError:
+    jax = None
+
+REPS = int(os.environ.get("BENCH_REPS", 7))
+
+
+def best(f):
+    f()
+    times = []
+    for _ in range(REPS):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def kernels(f):
+    before = bz.stats()["kernels_launched"]
+    f()
+    return bz.stats()["kernels_launched"] - before
+
+
+def row(workload, system, seconds, flops=None, k=None):
+    gf = f"{flops / seconds / 1e9:8.1f}" if flops else f"{'':>8}"
+    ks = f"{k:8d}" if k is not None else f"{'':>8}"
+    print(f"{workload:<22} {system:<8} {seconds * 1e3:10.2f} {gf} {ks}")
+    return seconds
+
+
+def bench_mlp():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((256, 1024), dtype=np.float32)
+    W1 = (rng.standard_normal((1024, 4096), dtype=np.float32) / 32).astype(np.float32)
+    W2 = (rng.standard_normal((4096, 1024), dtype=np.float32) / 64).astype(np.float32)
+    b1 = rng.standard_normal(4096, dtype=np.float32)
+    b2 = rng.standard_normal(1024, dtype=np.float32)
+    mm_flops = 2 * 256 * 1024 * 4096 * 2
+    full_flops = mm_flops + 256 * 4096 * 2 + 256 * 1024
+    x, w1, w2, c1, c2 = map(bz.tensor, (X, W1, W2, b1, b2))
+
+    systems = {
+        "braze": (lambda: ((x @ w1) @ w2).numpy(), lambda: (bz.relu(x @ w1 + c1) @ w2 + c2).numpy()),
+        "numpy": (lambda: (X @ W1) @ W2, lambda: np.maximum(X @ W1 + b1, 0) @ W2 + b2),
+    }
+    if jax is not None:
+        jx = [jnp.asarray(a) for a in (X, W1, W2, b1, b2)]
+        mm = jax.jit(lambda a, p, q: (a @ p) @ q)
+        full = jax.jit(lambda a, p, q, r, s: jnp.maximum(a @ p + r, 0) @ q + s)
+        systems["jax"] = (lambda: mm(jx[0], jx[1], jx[2]).block_until_ready(),
+                          lambda: full(*jx).block_until_ready())
+    want = np.maximum(X.astype(np.float64) @ W1 + b1, 0) @ W2 + b2
+    got = systems["braze"][1]()
+    err = float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
+    results = {}
+    for name, (mm_fn, full_fn) in systems.items():
+        k = kernels(mm_fn) if name == "braze" else None
+        results[("mm", name)] = row("mlp (matmuls only)", name, best(mm_fn), mm_flops, k)
+    for name, (mm_fn, full_fn) in systems.items():
+        k = kernels(full_fn) if name == "braze" else None
+        results[("full", name)] = row("mlp (+bias, relu)", name, best(full_fn), full_flops, k)
+    print(f"  braze/numpy GFLOP/s: matmuls only {results['mm', 'numpy'] / results['mm', 'braze']:.2f}x, "
+          f"with bias and relu {results['full', 'numpy'] / results['full', 'braze']:.2f}x; "
+          f"braze's max error relative to the largest output: {err:.1e}")
+
+
+def bench_transformer():
+    rng = np.random.default_rng(0)
+    weights = tb.make_weights(rng)
+    causal = np.tril(np.ones((tb.T, tb.T), dtype=bool))
+    X = rng.standard_normal((tb.B, tb.T, tb.D), dtype=np.float32)
+    p = {k: bz.tensor(v) for k, v in weights.items()}
+    mask = bz.tensor(causal)
+    x = bz.tensor(X)
+    systems = {"braze": lambda: tb.braze_block(x, p, mask).numpy(),
+               "numpy": lambda: tb.numpy_block(X, weights, causal)}
+    if jax is not None:
+        jp = {k: jnp.asarray(v) for k, v in weights.items()}
+        jmask, jx = jnp.asarray(causal), jnp.asarray(X)
+        block = jax.jit(lambda x, p, m: jax_block(x, p, m))
+        systems["jax"] = lambda: block(jx, jp, jmask).block_until_ready()
+    err = float(np.max(np.abs(systems["braze"]() - systems["numpy"]())))
+    for name, f in systems.items():
+        row("transformer block", name, best(f), None, kernels(f) if name == "braze" else None)
+    print(f"  braze vs numpy: max abs difference {err:.1e}")
+
+
+def jax_block(x, p, causal):
+    B, T, D, H, DH = tb.B, tb.T, tb.D, tb.H, tb.DH
+
+    def ln(v, w, b):
+        mu = v.mean(-1, keepdims=True)
+        return (v - mu) * jax.lax.rsqrt(((v - mu) ** 2).mean(-1, keepdims=True) + 1e-5) * w + b
+
+    heads = lambda t: t.reshape(B, T, H, DH).transpose(0, 2, 1, 3)
+    a = ln(x, p["ln1_w"], p["ln1_b"])
+    q, k, v = (heads(a @ p["w" + n] + p["b" + n]) for n in "qkv")
+    s = jnp.where(causal, (q @ k.transpose(0, 1, 3, 2)) / np.sqrt(DH), -1e30)
+    ctx = (jax.nn.softmax(s, -1) @ v).transpose(0, 2, 1, 3).reshape(B, T, D)
+    h = x + ctx @ p["wo"] + p["bo"]
+    return h + jax.nn.gelu(ln(h, p["ln2_w"], p["ln2_b"]) @ p["w1"] + p["b1"], approximate=False) @ p["w2"] + p["b2"]
+
+
+def main():
+    print(f"{os.cpu_count()} CPU(s); load average {os.getloadavg()[0]:.1f}; best of {REPS}; "
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}; "
+          f"JAX {jax.__version__ if jax else 'not installed'}")
+    print(f"{'workload':<22} {'system':<8} {'ms':>10} {'GFLOP/s':>8} {'kernels':>8}")
+    bench_mlp()
+    bench_transformer()
+
+
+if __name__ == "__main__":
+    main()

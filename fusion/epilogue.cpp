@@ -1,0 +1,199 @@
+// Matching the post-op chain after a library node (Note [Library epilogues]).
+#include "fusion/epilogue.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace braze {
+
+std::string_view name(Activation a) {
+  switch (a) {
+    case Activation::Relu: return "relu";
+    case Activation::Gelu: return "gelu";
+    case Activation::GeluTanh: return "gelu_tanh";
+    case Activation::Silu: return "silu";
+    case Activation::Sigmoid: return "sigmoid";
+    case Activation::Tanh: return "tanh";
+  }
+  return "?";
+}
+
+namespace {
+
+// A pattern over one value x: the ops an activation is built from
+// (runtime/composites.cpp), with its constants. Commutative ops match their
+// inputs in either order, so the simplifier's operand order does not matter.
+struct Pattern {
+  enum class Kind : uint8_t { X, Constant, Apply } kind;
+  Op op = Op::Input;
+  double value = 0;
+  std::vector<Pattern> args;
+};
+Pattern x() { return {Pattern::Kind::X, Op::Input, 0, {}}; }
+Pattern c(double v) { return {Pattern::Kind::Constant, Op::Input, v, {}}; }
+Pattern p(Op op, std::vector<Pattern> args) { return {Pattern::Kind::Apply, op, 0, std::move(args)}; }
+
+struct ActivationPattern {
+  Activation activation;
+  Pattern pattern;
+};
+
+const std::vector<ActivationPattern>& activation_patterns() {
+  static const std::vector<ActivationPattern> table = [] {
+    const double k = std::sqrt(2.0 / 3.14159265358979323846);
+    Pattern half_x = p(Op::Mul, {c(0.5), x()});
+    return std::vector<ActivationPattern>{
+        {Activation::Relu, p(Op::Relu, {x()})},
+        {Activation::Relu, p(Op::Maximum, {x(), c(0.0)})},
+        {Activation::Sigmoid, p(Op::Sigmoid, {x()})},
+        {Activation::Tanh, p(Op::Tanh, {x()})},
+        {Activation::Silu, p(Op::Mul, {x(), p(Op::Sigmoid, {x()})})},
+        // 0.5 * x * (1 + erf(x * (1/sqrt 2)))
+        {Activation::Gelu,
+         p(Op::Mul, {half_x, p(Op::Add, {c(1.0), p(Op::Erf, {p(Op::Mul, {x(), c(1.0 / std::sqrt(2.0))})})})})},
+        // 0.5 * x * (1 + tanh(k * (x + 0.044715 * x * x * x)))
+        {Activation::GeluTanh,
+         p(Op::Mul,
+           {half_x,
+            p(Op::Add,
+              {c(1.0),
+               p(Op::Tanh,
+                 {p(Op::Mul,
+                    {c(k), p(Op::Add, {x(), p(Op::Mul, {p(Op::Mul, {p(Op::Mul, {c(0.044715), x()}), x()}),
+                                                         x()})})})})})})},
+    };
+  }();
+  return table;
+}
+
+bool is_constant(const Graph& g, NodeId input, double v) {
+  const Node& b = g[g.base(input)];
+  if (b.op != Op::Const) return false;
+  double have = b.attr.reals.empty() ? static_cast<double>(b.attr.ints[0]) : b.attr.reals[0];
+  // Constants pass through float32 in the graph: compare at that precision.
+  return std::abs(have - v) <= 1e-6 * std::max(1.0, std::abs(v));
+}
+
+// Matches `pat` at `input` (an input edge of a node) with X bound to `xv`;
+// collects the computed nodes matched.
+bool match(const Graph& g, NodeId input, const Pattern& pat, NodeId xv, std::vector<NodeId>& nodes) {
+  switch (pat.kind) {
+    case Pattern::Kind::X: return input == xv;
+    case Pattern::Kind::Constant: return is_constant(g, input, pat.value);
+    case Pattern::Kind::Apply: break;
+  }
+  const Node& n = g[input];
+  if (n.op != pat.op || n.inputs.size() != pat.args.size() || n.dtype != g[xv].dtype) return false;
+  size_t mark = nodes.size();
+  auto all = [&](bool swapped) {
+    nodes.resize(mark);
+    for (size_t k = 0; k < pat.args.size(); ++k) {
+      size_t from = swapped ? pat.args.size() - 1 - k : k;
+      if (!match(g, n.inputs[k], pat.args[from], xv, nodes)) return false;
+    }
+    nodes.push_back(input);
+    return true;
+  };
+  if (all(false)) return true;
+  return pat.args.size() == 2 && (info(pat.op).flags & kCommutative) && all(true);
+}
+
+struct Found {
+  Activation activation;
+  std::vector<NodeId> nodes;  // sorted; the last is the result
+};
+
+// An activation of `t` whose nodes read nothing else of the graph's values
+// and are read only inside it (but its result).
+std::optional<Found> match_activation(const Graph& g, NodeId t, const std::vector<std::vector<NodeId>>& users,
+                                      const std::vector<bool>& is_output) {
+  // The pattern's root is some node downstream of t (gelu's last multiply
+  // reads t only through other nodes): try those a few steps away, latest
+  // first, so the largest activation wins.
+  std::set<NodeId> cone;
+  std::vector<NodeId> frontier{t};
+  for (int depth = 0; depth < 8; ++depth) {
+    std::vector<NodeId> next;
+    for (NodeId n : frontier)
+      for (NodeId u : users[n])
+        if (cone.insert(u).second) next.push_back(u);
+    frontier = std::move(next);
+  }
+  for (auto it = cone.rbegin(); it != cone.rend(); ++it) {
+    NodeId root = *it;
+    for (const ActivationPattern& ap : activation_patterns()) {
+      std::vector<NodeId> nodes;
+      if (!match(g, root, ap.pattern, t, nodes)) continue;
+      std::sort(nodes.begin(), nodes.end());
+      nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+      std::set<NodeId> inside(nodes.begin(), nodes.end());
+      bool closed = std::all_of(users[t].begin(), users[t].end(), [&](NodeId u) { return inside.count(u); });
+      for (NodeId m : nodes) {
+        if (m == root) continue;
+        closed = closed && !is_output[m];
+        for (NodeId u : users[m]) closed = closed && inside.count(u);
+      }
+      if (closed && nodes.back() == root) return Found{ap.activation, std::move(nodes)};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<std::vector<NodeId>>& users,
+                             const std::vector<bool>& is_output) {
+  EpilogueMatch m;
+  m.last = library;
+  const Node& lib = g[library];
+  auto stop = [&](std::string why) {
+    for (NodeId u : users[m.last]) m.stopped.push_back({u, why});
+    return m;
+  };
+  while (true) {
+    NodeId t = m.last;
+    if (users[t].empty()) return m;
+    if (is_output[t]) return stop("the value is also a result, so the library writes it");
+    if (m.post_ops.size() == kMaxPostOps)
+      return stop("the library call already has " + std::to_string(kMaxPostOps) + " post-ops");
+    if (std::optional<Found> f = match_activation(g, t, users, is_output)) {
+      m.post_ops.push_back({PostOp::Kind::Activation, f->activation, 0, f->nodes.back()});
+      m.nodes.insert(m.nodes.end(), f->nodes.begin(), f->nodes.end());
+      m.last = f->nodes.back();
+      continue;
+    }
+    if (users[t].size() > 1)
+      return stop("the value is read by " + std::to_string(users[t].size()) + " ops, so the library writes it");
+    NodeId u = users[t][0];
+    const Node& n = g[u];
+    if (info(n.op).kind == FusionKind::Opaque)
+      return stop(std::string(info(n.op).name) + " is a library call: its operands are written to memory");
+    if (n.op != Op::Add)
+      return stop(std::string(info(n.op).name) +
+                  " is not a post-op the library applies (add, relu, gelu, silu, sigmoid, tanh)");
+    NodeId addend = n.inputs[0] == t ? n.inputs[1] : n.inputs[0];
+    if (n.inputs[0] != t && n.inputs[1] != t) return stop("it reads the library's value through a view");
+    NodeId base = g.base(addend);
+    if (base == t || (g[base].op != Op::Input && info(g[base].op).kind == FusionKind::Leaf))
+      return stop("the addend is a constant or the value itself, not a tensor in memory");
+    if (n.dtype != lib.dtype || g[addend].dtype != lib.dtype || n.shape() != lib.shape())
+      return stop("the add changes the dtype or the shape of the library's result");
+    m.post_ops.push_back({PostOp::Kind::Add, Activation::Relu, addend, u});
+    m.nodes.push_back(u);
+    m.last = u;
+  }
+}
+
+std::string describe(const Graph& g, const PostOp& p) {
+  if (p.kind == PostOp::Kind::Activation) return std::string(name(p.activation));
+  std::ostringstream s;
+  NodeId b = g.base(p.addend);
+  s << "add " << info(g[b].op).name << "#" << b << " as " << to_string(g[p.addend].shape()) << " strides "
+    << to_string(g[p.addend].view.strides);
+  return s.str();
+}
+
+}  // namespace braze

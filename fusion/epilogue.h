@@ -1,0 +1,62 @@
+// Epilogues of library calls: the element-wise ops after a matmul or conv2d
+// that the library applies to its result before writing it (oneDNN post-ops),
+// so the result is written once instead of written, read and written again.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace braze {
+
+// Note [Library epilogues]
+// A library group is the matmul/conv2d node followed by a chain of post-ops;
+// each post-op reads the value of the previous one (or of the library node):
+//   - Add: value + addend, where the addend is any tensor of the result's
+//     shape (a bias broadcast along rows or channels, a residual), read
+//     through its own view; it becomes a oneDNN binary post-op;
+//   - an activation, recognised from the ops braze's composites build it
+//     from (relu and maximum(x, 0), sigmoid, tanh, silu = x * sigmoid(x),
+//     gelu with erf or tanh); it becomes a oneDNN eltwise post-op.
+// The chain stops at the first node that is none of these, that reads the
+// value through a view, that changes dtype or shape, or where the value is
+// also read elsewhere or returned: the library writes only the chain's last
+// value. The partition records the reason at that edge (explain() shows it).
+// The group's nodes are the library node, then every node of the chain in
+// order; its one output is the chain's last node. The reference evaluation
+// of a group (evaluate_library_group) runs those nodes one by one, so a
+// fused epilogue and the reference agree by construction.
+enum class Activation : uint8_t { Relu, Gelu, GeluTanh, Silu, Sigmoid, Tanh };
+std::string_view name(Activation a);
+
+struct PostOp {
+  enum class Kind : uint8_t { Add, Activation };
+  Kind kind = Kind::Add;
+  Activation activation = Activation::Relu;  // Kind::Activation
+  NodeId addend = 0;                         // Kind::Add: the node read (a view or a computed node)
+  NodeId result = 0;                         // the node whose value this post-op computes
+};
+
+// Past this many post-ops a chain stops: each is a pass over the output
+// tile inside the library's kernel, and oneDNN's own limit is not far above.
+inline constexpr size_t kMaxPostOps = 8;
+
+struct EpilogueMatch {
+  std::vector<PostOp> post_ops;
+  std::vector<NodeId> nodes;  // every node the chain absorbs, in topological order
+  NodeId last;                // the value the library call writes
+  // Why the chain stopped, per consumer of `last` (explain()'s reason).
+  std::vector<std::pair<NodeId, std::string>> stopped;
+};
+
+// `users[b]`: the computed nodes reading node b (directly or through a
+// view), each once; `is_output[b]`: b is a graph output.
+EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<std::vector<NodeId>>& users,
+                             const std::vector<bool>& is_output);
+
+// A post-op in words for explain(): "add Input#3 [1, 64]", "gelu".
+std::string describe(const Graph& g, const PostOp& p);
+
+}  // namespace braze

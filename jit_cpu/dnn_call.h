@@ -1,0 +1,38 @@
+// A library group as a call description (Note [oneDNN primitives]): what
+// the primitive cache keys on, free of pointers and node ids.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fusion/partition.h"
+
+namespace braze::dnn {
+
+struct Operand {
+  DType dtype;
+  View view;     // how the call reads its base buffer
+  NodeId base;   // the buffer (not part of the key)
+};
+
+struct CallPostOp {
+  PostOp::Kind kind;
+  Activation activation;
+  Operand addend;  // Kind::Add
+};
+
+struct Call {
+  Op op;                      // MatMul or Conv2d
+  std::vector<int64_t> attr;  // conv2d: stride, padding, dilation (h, w), groups
+  DType dtype;                // of the operands and the result
+  Shape out;                  // the result, written dense
+  Operand a, b;
+  std::vector<CallPostOp> post;
+};
+
+Call describe_call(const Graph& g, const FusedGroup& group);
+
+// Deterministic text of everything but the bases and offsets: the cache key.
+std::string key_text(const Call& c);
+
+}  // namespace braze::dnn

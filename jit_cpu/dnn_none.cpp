@@ -1,0 +1,26 @@
+// Built without oneDNN (no libdnnl-dev): every library call runs on the
+// reference interpreter, and this says so.
+#include "graph/check.h"
+#include "graph/log.h"
+#include "jit_cpu/dnn.h"
+
+namespace braze::dnn {
+
+bool available() { return false; }
+
+std::string version() { return "not built in (install libdnnl-dev and rebuild): matmul and conv2d run on the reference interpreter"; }
+
+Prepared prepare(const Graph&, const FusedGroup&) {
+  static const bool said = [] {
+    BRAZE_LOG(Info, "matmul and conv2d run on the reference interpreter: braze was built without oneDNN");
+    return true;
+  }();
+  (void)said;
+  return {"braze was built without oneDNN", false, 0, nullptr};
+}
+
+void run(const Prepared&, const Graph&, const FusedGroup&, const std::function<const Array&(NodeId)>&, Array&) {
+  BRAZE_ASSERT(false, "dnn::run without oneDNN");
+}
+
+}  // namespace braze::dnn

@@ -1,0 +1,292 @@
+// oneDNN primitives for call descriptions, created once per key and cached
+// (Note [oneDNN primitives]).
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include "graph/check.h"
+#include "graph/log.h"
+#include "jit_cpu/dnn.h"
+#include "jit_cpu/dnn_call.h"
+
+namespace braze::dnn {
+
+namespace {
+
+using dnnl::memory;
+using Dims = memory::dims;
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+std::optional<memory::data_type> data_type(DType d) {
+  if (d == DType::Float32) return memory::data_type::f32;
+  if (d == DType::BFloat16) return memory::data_type::bf16;
+  return std::nullopt;
+}
+
+// A view as a oneDNN memory descriptor of `rank` axes: leading axes added as
+// size 1; an axis of size 1 or stride 0 becomes size 1 (oneDNN broadcasts
+// it) when `broadcast` allows, and is refused otherwise.
+struct Desc {
+  memory::desc md;
+  std::string error;
+};
+Desc strided_desc(const Operand& o, size_t rank, const std::vector<bool>& broadcast) {
+  const View& v = o.view;
+  Dims dims(rank, 1), strides(rank, 0);
+  size_t lead = rank - v.shape.size();
+  int64_t extent = 1;
+  for (size_t d = 0; d < v.shape.size(); ++d) {
+    if (v.strides[d] < 0) return {{}, "an operand is read with a negative stride"};
+    extent = std::max(extent, v.shape[d] * v.strides[d]);
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    strides[d] = extent;  // size-1 axes: any stride; this one keeps oneDNN's checks happy
+    if (d < lead) continue;
+    int64_t n = v.shape[d - lead], s = v.strides[d - lead];
+    if (n == 1 || s == 0) {
+      if (n != 1 && !broadcast[d]) return {{}, "an operand is broadcast along a matrix axis"};
+      continue;
+    }
+    dims[d] = n;
+    strides[d] = s;
+  }
+  return {memory::desc(dims, *data_type(o.dtype), strides), ""};
+}
+
+std::vector<bool> batch_axes(size_t rank) {
+  std::vector<bool> b(rank, true);
+  b[rank - 1] = b[rank - 2] = false;
+  return b;
+}
+
+dnnl::algorithm eltwise(Activation a) {
+  switch (a) {
+    case Activation::Relu: return dnnl::algorithm::eltwise_relu;
+    case Activation::Gelu: return dnnl::algorithm::eltwise_gelu_erf;
+    case Activation::GeluTanh: return dnnl::algorithm::eltwise_gelu_tanh;
+    case Activation::Silu: return dnnl::algorithm::eltwise_swish;
+    case Activation::Sigmoid: return dnnl::algorithm::eltwise_logistic;
+    case Activation::Tanh: return dnnl::algorithm::eltwise_tanh;
+  }
+  return dnnl::algorithm::undef;
+}
+
+}  // namespace
+
+// One cached primitive, or why there is none.
+// Note [Packed matmul weights]: rows of the result that pay for the copy.
+constexpr int64_t kPackRows = 128;
+
+struct Entry {
+  std::string error;
+  dnnl::primitive primitive;
+  std::vector<memory::desc> post_descs;  // per Add post-op
+  memory::desc a_md, b_md, out_md, scratch_md;
+  std::unique_ptr<std::byte[]> scratch;  // user-mode scratchpad
+  int64_t scratch_bytes = 0;
+  // Note [Packed matmul weights]: a row-major right operand is first
+  // transposed into `packed` (column-major) by a cached reorder primitive.
+  std::optional<dnnl::reorder> pack;
+  memory::desc packed_md;
+  std::unique_ptr<std::byte[]> packed;
+  std::mutex running;  // the scratchpad and packed buffers are one each: one run at a time
+};
+
+namespace {
+
+void create(const Call& c, Entry& e) {
+  if (!data_type(c.dtype) || c.a.dtype != c.dtype || c.b.dtype != c.dtype) {
+    e.error = std::string("oneDNN runs float32 and bfloat16 here, not ") + std::string(name(c.dtype));
+    return;
+  }
+  if (numel(c.a.view.shape) == 0 || numel(c.b.view.shape) == 0 || numel(c.out) == 0) {
+    // oneDNN leaves the result of an empty sum (K = 0) unwritten; the
+    // reference writes its zeros and applies the epilogue to them.
+    e.error = "an operand or the result is empty";
+    return;
+  }
+  const size_t rank = c.out.size();
+  const bool conv = c.op == Op::Conv2d;
+  Desc a = strided_desc(c.a, rank, conv ? std::vector<bool>(rank, false) : batch_axes(rank));
+  Desc b{};
+  if (conv && c.attr[6] > 1) {
+    // Grouped weights [OC, IC/G, KH, KW] read as oneDNN's [G, OC/G, IC/G, KH, KW].
+    const View& w = c.b.view;
+    int64_t g = c.attr[6];
+    Dims dims{g, w.shape[0] / g, w.shape[1], w.shape[2], w.shape[3]};
+    Dims strides{w.strides[0] * (w.shape[0] / g), w.strides[0], w.strides[1], w.strides[2], w.strides[3]};
+    bool negative = std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s < 0; });
+    b = negative ? Desc{{}, "an operand is read with a negative stride"}
+                 : Desc{memory::desc(dims, *data_type(c.dtype), strides), ""};
+  } else {
+    b = strided_desc(c.b, rank, conv ? std::vector<bool>(rank, false) : batch_axes(rank));
+  }
+  if (!a.error.empty() || !b.error.empty()) {
+    e.error = a.error.empty() ? b.error : a.error;
+    return;
+  }
+  e.a_md = a.md;
+  e.b_md = b.md;
+  Strides dense = contiguous_strides(c.out);
+  e.out_md = memory::desc(Dims(c.out.begin(), c.out.end()), *data_type(c.dtype), Dims(dense.begin(), dense.end()));
+  dnnl::post_ops ops;
+  for (const CallPostOp& p : c.post) {
+    if (p.kind == PostOp::Kind::Activation) {
+      ops.append_eltwise(1.0f, eltwise(p.activation), p.activation == Activation::Silu ? 1.0f : 0.0f, 0.0f);
+      continue;
+    }
+    Desc d = strided_desc(p.addend, rank, std::vector<bool>(rank, true));
+    if (!d.error.empty()) {
+      e.error = d.error;
+      return;
+    }
+    ops.append_binary(dnnl::algorithm::binary_add, d.md);
+    e.post_descs.push_back(d.md);
+  }
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  try {
+    memory::desc& scratch_md = e.scratch_md;
+    if (conv) {
+      const std::vector<int64_t>& p = c.attr;
+      const Shape& x = c.a.view.shape;
+      const Shape& w = c.b.view.shape;
+      Dims padding_r(2);
+      for (int k = 0; k < 2; ++k)  // what makes oneDNN's output size equal ours (floor division)
+        padding_r[k] = (c.out[2 + k] - 1) * p[k] + (w[2 + k] - 1) * p[4 + k] + 1 - x[2 + k] - p[2 + k];
+      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                        e.a_md, e.b_md, e.out_md, {p[0], p[1]}, {p[4] - 1, p[5] - 1}, {p[2], p[3]},
+                                        padding_r);
+      dnnl::convolution_forward::primitive_desc pd(d, attr, cpu_engine());
+      e.primitive = dnnl::convolution_forward(pd);
+      scratch_md = pd.scratchpad_desc();
+    } else {
+      // Note [Packed matmul weights]
+      // oneDNN 2.6's AVX2 sgemm runs at half speed on our (AMD) machines
+      // when the right operand is row-major [K, N] and at OpenBLAS's speed
+      // when it is column-major (measured: 140 vs 75 ms for 256x1024 @
+      // 1024x4096 on one core). So a row-major right operand is transposed
+      // into a column-major copy first, the way BLAS libraries pack their
+      // operands, when enough rows share it to pay for the copy (M >= 128: the
+      // 16 MB transpose took 18 ms, the product with it 92 ms instead of 140).
+      // A transposed operand (x @ w.T) is column-major already: no copy.
+      memory::desc weights = e.b_md;
+      const View& bv = c.b.view;
+      int64_t m = c.out[rank - 2];
+      if (bv.strides.back() == 1 && bv.shape.back() > 1 && m >= kPackRows) {
+        Dims dims = e.b_md.dims(), strides(rank);
+        int64_t step = 1;
+        for (size_t k : {rank - 2, rank - 1}) strides[k] = step, step *= dims[k];
+        for (size_t k = rank - 2; k-- > 0;) strides[k] = step, step *= dims[k];
+        weights = memory::desc(dims, *data_type(c.dtype), strides);
+        e.pack = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), e.b_md, cpu_engine(), weights));
+        e.packed_md = weights;
+        e.packed = std::make_unique<std::byte[]>(weights.get_size());
+        e.scratch_bytes += static_cast<int64_t>(weights.get_size());
+      }
+      dnnl::matmul::desc d(e.a_md, weights, e.out_md);
+      dnnl::matmul::primitive_desc pd(d, attr, cpu_engine());
+      e.primitive = dnnl::matmul(pd);
+      scratch_md = pd.scratchpad_desc();
+    }
+    const size_t scratch = scratch_md.get_size();
+    e.scratch_bytes += static_cast<int64_t>(scratch);
+    if (scratch > 0) e.scratch = std::make_unique<std::byte[]>(scratch);
+  } catch (const dnnl::error& err) {
+    e.error = std::string("oneDNN has no implementation for it on this CPU (") + err.what() + ")";
+  }
+}
+
+class PrimitiveCache {
+ public:
+  static PrimitiveCache& get() {
+    static PrimitiveCache cache;
+    return cache;
+  }
+  // The entry for `c`, created on first use; `created` says whether now.
+  Entry& find_or_create(const Call& c, bool* created) {
+    std::string key = key_text(c);
+    std::lock_guard lock(mutex_);
+    auto [it, inserted] = map_.try_emplace(key);
+    if (inserted) {
+      it->second = std::make_unique<Entry>();
+      create(c, *it->second);
+      const Entry& e = *it->second;
+      if (e.error.empty())
+        BRAZE_LOG(Info, "oneDNN ", key, ": primitive created", e.pack ? " (right operand packed)" : "", ", ",
+                  e.scratch_bytes, " scratch bytes");
+      else
+        BRAZE_LOG(Info, "oneDNN ", key, ": runs on the reference interpreter because ", e.error);
+    } else {
+      BRAZE_LOG(Debug, "oneDNN ", key, ": primitive cache hit");
+    }
+    if (created) *created = inserted;
+    return *it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::unique_ptr<Entry>> map_;
+};
+
+void* address(const Array& a, const Operand& o) {
+  return a.data.get() + o.view.offset * static_cast<int64_t>(itemsize(o.dtype));
+}
+
+}  // namespace
+
+bool available() { return true; }
+
+std::string version() {
+  const dnnl_version_t* v = dnnl_version();
+  return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
+         " (cpu runtime " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other") + ")";
+}
+
+Prepared prepare(const Graph& g, const FusedGroup& group) {
+  Prepared p;
+  p.entry = &PrimitiveCache::get().find_or_create(describe_call(g, group), &p.created);
+  p.why_not = p.entry->error;
+  if (p.created) p.scratch_bytes = p.entry->scratch_bytes;
+  return p;
+}
+
+void run(const Prepared& p, const Graph& g, const FusedGroup& group,
+         const std::function<const Array&(NodeId)>& buffer, Array& out) {
+  BRAZE_ASSERT(p.entry && p.why_not.empty(), "dnn::run on a call oneDNN refused: ", p.why_not);
+  Call c = describe_call(g, group);
+  Entry& e = *p.entry;
+  dnnl::engine& eng = cpu_engine();
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, memory(e.a_md, eng, address(buffer(c.a.base), c.a))},
+      {DNNL_ARG_WEIGHTS, e.pack ? memory(e.packed_md, eng, e.packed.get())
+                               : memory(e.b_md, eng, address(buffer(c.b.base), c.b))},
+      {DNNL_ARG_DST, memory(e.out_md, eng, out.data.get())},
+  };
+  int k = 0;
+  for (size_t i = 0; i < c.post.size(); ++i) {
+    if (c.post[i].kind != PostOp::Kind::Add) continue;
+    const Operand& o = c.post[i].addend;
+    args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1,
+                 memory(e.post_descs[k++], eng, address(buffer(o.base), o)));
+  }
+  std::lock_guard lock(e.running);
+  if (e.scratch) args.emplace(DNNL_ARG_SCRATCHPAD, memory(e.scratch_md, eng, e.scratch.get()));
+  dnnl::stream s(eng);
+  if (e.pack)
+    e.pack->execute(s, {{DNNL_ARG_FROM, memory(e.b_md, eng, address(buffer(c.b.base), c.b))},
+                        {DNNL_ARG_TO, args.at(DNNL_ARG_WEIGHTS)}});
+  e.primitive.execute(s, args);
+  s.wait();
+}
+
+}  // namespace braze::dnn

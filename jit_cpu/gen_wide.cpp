@@ -1,0 +1,158 @@
+// Element-wise ops of wide kernels (Note [Wide kernels] in lanes.h): every
+// number a float64 lane, every bool a 64-bit mask.
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "jit_cpu/row_kernel_gen.h"
+
+namespace braze::jit::detail {
+
+// d = op(args) in 64-bit lanes: the arguments in the lanes the op reads
+// (masks for logic and Where's condition, numbers for the rest), then a
+// float32 result rounded to float32 (check_wide admits only the ops for
+// which that is float32 arithmetic).
+template <class Vmm>
+void RowKernelGen<Vmm>::compute_wide(const KernelOp& op, const Vmm& d, const std::array<Vmm, 3>& regs) {
+  auto dtype = [&](size_t i) { return s_.body[op.args[i]].dtype; };
+  switch (op.op) {
+    case Op::Copy: vmovapd(d, regs[0]); return;
+    case Op::Cast: convert_wide(d, regs[0], dtype(0), op.dtype); return;
+    case Op::LogicalAnd:
+      vandpd(d, truth_wide(regs[0], dtype(0), scratch(0)), truth_wide(regs[1], dtype(1), scratch(1)));
+      return;
+    case Op::LogicalOr:
+      vorpd(d, truth_wide(regs[0], dtype(0), scratch(0)), truth_wide(regs[1], dtype(1), scratch(1)));
+      return;
+    case Op::LogicalNot: vxorpd(d, truth_wide(regs[0], dtype(0), scratch(0)), k_.bits_of(0xffffffff)); return;
+    default: break;
+  }
+  const bool where = op.op == Op::Where;
+  // Where picks in the result's lanes; any other op reads numbers (a bool
+  // argument of + or == is 0 or 1).
+  const Lanes in = where ? wide_lanes_of(op.dtype) : Lanes::Double;
+  std::array<Vmm, 3> args;
+  std::vector<int> converted;  // registers of their own: an op's emitter clobbers the scratch registers
+  for (size_t i = 0; i < op.args.size(); ++i) {
+    args[i] = regs[i];
+    if (where && i == 0) {
+      args[i] = truth_wide(args[i], dtype(i), scratch(0));
+    } else if (wide_lanes_of(dtype(i)) != in) {
+      converted.push_back(alloc());
+      convert_wide(vr(converted.back()), args[i], dtype(i), in == Lanes::Mask ? DType::Bool : DType::Float64);
+      args[i] = vr(converted.back());
+    }
+  }
+  if (where) ops_.blend_f64(d, args[2], args[1], args[0]);
+  else compute_double(op, d, args[0], args[1]);
+  for (int r : converted) release(r);
+  const DTypeRule rule = info(op.op).dtype_rule;
+  if (op.dtype == DType::Float32) convert_wide(d, d, DType::Float64, DType::Float32);
+  // A bool computed as 0 and 1 (true + true is 2): its truth.
+  if (op.dtype == DType::Bool && !where && rule != DTypeRule::Compare && rule != DTypeRule::ToBool)
+    convert_wide(d, d, DType::Float64, DType::Bool);
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const Vmm& a, const Vmm& b) {
+  const Vmm s0 = scratch(0), s1 = scratch(1), s2 = scratch(2), s3 = scratch(3), s4 = scratch(4);
+  const typename VectorMathF64<Vmm>::Scratch math_scratch{s0, s1, s2, s3, s4};
+  switch (op.op) {
+    case Op::Add: vaddpd(d, a, b); return;
+    case Op::Sub: vsubpd(d, a, b); return;
+    case Op::Mul: vmulpd(d, a, b); return;
+    case Op::Div: vdivpd(d, a, b); return;
+    case Op::Maximum: ops_.maximum_f64(d, a, b, s0); return;
+    case Op::Minimum: ops_.minimum_f64(d, a, b, s0); return;
+    case Op::Eq: ops_.cmp_f64(d, a, b, Ops::Eq); return;
+    case Op::Ne: ops_.cmp_f64(d, a, b, Ops::Ne); return;
+    case Op::Lt: ops_.cmp_f64(d, a, b, Ops::Lt); return;
+    case Op::Le: ops_.cmp_f64(d, a, b, Ops::Le); return;
+    case Op::Gt: ops_.cmp_f64(d, a, b, Ops::Gt); return;
+    case Op::Ge: ops_.cmp_f64(d, a, b, Ops::Ge); return;
+    case Op::Neg: vxorpd(d, a, k_.bits64(0x8000000000000000ull)); return;
+    case Op::Abs: vandpd(d, a, k_.bits64(0x7fffffffffffffffull)); return;
+    case Op::Sign:  // NaN -> NaN, 0 -> 0, else +-1
+      ops_.cmp_f64(s0, a, a, Ops::Unord);
+      vandpd(d, a, s0);
+      ops_.cmp_f64(s0, a, k_.f64(0.0), Ops::Gt);
+      vmovapd(s1, k_.f64(1.0));
+      ops_.blend_f64(d, d, s1, s0);
+      ops_.cmp_f64(s0, a, k_.f64(0.0), Ops::Lt);
+      vmovapd(s1, k_.f64(-1.0));
+      ops_.blend_f64(d, d, s1, s0);
+      return;
+    case Op::Exp: math64_.exp(d, a, math_scratch); return;
+    case Op::Exp2: math64_.exp2(d, a, math_scratch); return;
+    case Op::Log: math64_.log(d, a, math_scratch); return;
+    case Op::Log2: math64_.log2(d, a, math_scratch); return;
+    case Op::Sigmoid: math64_.sigmoid(d, a, math_scratch); return;
+    case Op::Tanh: math64_.tanh(d, a, math_scratch); return;
+    case Op::Sqrt: vsqrtpd(d, a); return;
+    case Op::Rsqrt:
+      vsqrtpd(s0, a);
+      vmovapd(d, k_.f64(1.0));
+      vdivpd(d, d, s0);
+      return;
+    case Op::Reciprocal:
+      vmovapd(d, k_.f64(1.0));
+      vdivpd(d, d, a);
+      return;
+    case Op::Square: vmulpd(d, a, a); return;
+    case Op::Relu:
+      vxorpd(s0, s0, s0);
+      vmaxpd(d, s0, a);  // a when NaN; -0 stays -0, as x < 0 ? 0 : x
+      return;
+    case Op::Floor: ops_.round_f64(d, a, 1); return;
+    case Op::Ceil: ops_.round_f64(d, a, 2); return;
+    case Op::Round: ops_.round_f64(d, a, 0); return;
+    case Op::IsNan: ops_.cmp_f64(d, a, a, Ops::Unord); return;
+    case Op::IsInf:
+      vandpd(s0, a, k_.bits64(0x7fffffffffffffffull));
+      ops_.cmp_f64(d, s0, k_.f64(INFINITY), Ops::Eq);
+      return;
+    case Op::Sum:
+    case Op::Prod:
+    case Op::Max:
+    case Op::Min:  // over no axes, or over size-1 axes only: the value itself
+      if (s_.body[op.args[0]].dtype != op.dtype) throw Unsupported("a reduction that changes dtype");
+      vmovapd(d, a);
+      return;
+    default: break;
+  }
+  throw Unsupported("the op " + std::string(info(op.op).name) + " on float64 values");
+}
+
+// x, of dtype t, as a 64-bit lane mask of its truth (NaN is true).
+template <class Vmm>
+Vmm RowKernelGen<Vmm>::truth_wide(const Vmm& x, DType t, const Vmm& s) {
+  if (t == DType::Bool) return x;
+  ops_.cmp_f64(s, x, k_.f64(0.0), Ops::Ne);
+  return s;
+}
+
+// d = x cast from `from` to `to` in 64-bit lanes: numbers are float64
+// already (float32 and int32 ones exactly); a float32 result is rounded to
+// float32. d may be x.
+template <class Vmm>
+void RowKernelGen<Vmm>::convert_wide(const Vmm& d, const Vmm& x, DType from, DType to) {
+  if (to == DType::Bool) {
+    const Vmm m = truth_wide(x, from, scratch(0));
+    if (m.getIdx() != d.getIdx()) vmovapd(d, m);
+  } else if (from == DType::Bool) {
+    vandpd(d, x, k_.f64(1.0));
+  } else if (to == DType::Float32) {
+    vcvtpd2ps(Half(0), x);
+    vcvtps2pd(d, Half(0));
+  } else if (to == DType::Float64) {
+    if (d.getIdx() != x.getIdx()) vmovapd(d, x);
+  } else {
+    throw Unsupported("casts to " + std::string(name(to)) + " in float64 kernels");
+  }
+}
+
+template class RowKernelGen<Xbyak::Ymm>;
+template class RowKernelGen<Xbyak::Zmm>;
+
+}  // namespace braze::jit::detail

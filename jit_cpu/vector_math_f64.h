@@ -1,0 +1,190 @@
+// Vector math in float64 lanes (Note [Wide kernels] in lanes.h), one code
+// for both ISAs like vector_math.h. Maximum errors against the exact value
+// (long double), checked over a dense sweep of float64 inputs and their
+// edges by `JitCpuF64.VectorMathErrorBounds` (tests/cpp/jit_cpu_f64_test.cpp):
+//
+//   exp      1 ulp  2^n e^r, |r| <= ln2/2, degree-13 Taylor polynomial;
+//                   2^n as 2^(n/2) 2^(n - n/2) so overflow and denormal
+//                   results round once, with no slow path
+//   exp2     1 ulp  as exp, r = (x - n) ln 2
+//   log      1 ulp  fdlibm's log: m in [sqrt(1/2), sqrt(2)), s = f/(2+f),
+//                   its degree-14 minimax polynomial in s
+//   log2     2 ulp  log, times log2(e)
+//   sigmoid  2 ulp  1/(1 + e^-|x|), or e^-|x|/(1 + e^-|x|) for x < 0
+//   tanh     2 ulp  below |x| = 0.55 its Taylor series to x^39 (the terms
+//                   shrink by (x 2/pi)^2 < 0.123); above, 1 - 2/(e^2|x| + 1),
+//                   which cancels no more than one bit there
+//
+// Each takes dst distinct from x, keeps x, and clobbers its scratch.
+#pragma once
+
+#include <xbyak/xbyak.h>
+
+#include <array>
+#include <cmath>
+#include <initializer_list>
+#include <vector>
+
+#include "jit_cpu/vector_ops.h"
+
+namespace braze::jit {
+
+template <class R>
+class VectorMathF64 {
+ public:
+  using Scratch = std::array<R, 5>;
+
+  VectorMathF64(Xbyak::CodeGenerator& c, ConstantPool& k, VectorOps<R>& ops) : c_(c), k_(k), ops_(ops) {}
+
+  void exp(const R& dst, const R& x, const Scratch& s) { exp_like(dst, x, s, /*two=*/false); }
+  void exp2(const R& dst, const R& x, const Scratch& s) { exp_like(dst, x, s, /*two=*/true); }
+
+  // log(x) = k ln2 + log(m), x = m 2^k: fdlibm's e_log.c, with the split
+  // of ln2 in two so k ln2 adds no rounding of its own. Denormals are
+  // scaled by 2^54 first. Specials: NaN, x < 0 -> NaN; +-0 -> -inf; inf -> inf.
+  void log(const R& dst, const R& x, const Scratch& s) {
+    c_.vmovapd(s[0], x);
+    ops_.cmp_f64(s[1], x, k_.f64(0x1p-1022), VectorOps<R>::Lt);
+    c_.vmulpd(s[2], x, k_.f64(0x1p54));
+    ops_.blend_f64(s[0], s[0], s[2], s[1]);
+    c_.vandpd(s[1], s[1], k_.f64(54.0));                      // the scaling's share of k
+    c_.vpaddq(s[0], s[0], k_.bits64(0x3ff0000000000000ull - 0x3fe6a09e00000000ull));
+    c_.vpsrlq(s[2], s[0], 52);                                // k + 1023 (biased)
+    c_.vorpd(s[2], s[2], k_.bits64(0x4330000000000000ull));    // 2^52 + that
+    c_.vsubpd(s[2], s[2], k_.f64(0x1p52 + 1023));
+    c_.vsubpd(s[2], s[2], s[1]);                              // k
+    c_.vandpd(s[0], s[0], k_.bits64(0x000fffffffffffffull));
+    c_.vpaddq(s[0], s[0], k_.bits64(0x3fe6a09e00000000ull));  // m in [sqrt(1/2), sqrt(2))
+    c_.vsubpd(s[0], s[0], k_.f64(1.0));                       // f = m - 1, exact
+    c_.vaddpd(s[1], s[0], k_.f64(2.0));
+    c_.vdivpd(s[1], s[0], s[1]);                              // s = f / (2 + f)
+    c_.vmulpd(s[3], s[1], s[1]);                              // z = s^2
+    horner(dst, s[3], {6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01,
+                       2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01,
+                       1.479819860511658591e-01});
+    c_.vmulpd(dst, dst, s[3]);                                // R
+    c_.vmulpd(s[4], s[0], s[0]);
+    c_.vmulpd(s[4], s[4], k_.f64(0.5));                       // hfsq = f^2 / 2
+    c_.vaddpd(dst, dst, s[4]);
+    c_.vmulpd(dst, dst, s[1]);                                // s (hfsq + R)
+    c_.vfmadd231pd(dst, s[2], k_.f64(1.90821492927058770002e-10));  // + k ln2_lo
+    c_.vsubpd(dst, s[4], dst);
+    c_.vsubpd(dst, dst, s[0]);                                // hfsq - (...) - f
+    c_.vfmsub231pd(dst, s[2], k_.f64(6.93147180369123816490e-01));  // k ln2_hi - that
+    // Specials, last to first so the first that applies wins.
+    ops_.cmp_f64(s[0], x, k_.f64(INFINITY), VectorOps<R>::Eq);
+    c_.vmovapd(s[1], k_.f64(INFINITY));
+    ops_.blend_f64(dst, dst, s[1], s[0]);
+    ops_.cmp_f64(s[0], x, k_.f64(0.0), VectorOps<R>::Eq);
+    c_.vmovapd(s[1], k_.f64(-INFINITY));
+    ops_.blend_f64(dst, dst, s[1], s[0]);
+    ops_.cmp_f64(s[0], x, k_.f64(0.0), VectorOps<R>::Lt);
+    c_.vmovapd(s[1], k_.f64(NAN));
+    ops_.blend_f64(dst, dst, s[1], s[0]);
+    ops_.cmp_f64(s[0], x, x, VectorOps<R>::Unord);
+    ops_.blend_f64(dst, dst, x, s[0]);
+  }
+
+  void log2(const R& dst, const R& x, const Scratch& s) {
+    log(dst, x, s);
+    c_.vmulpd(dst, dst, k_.f64(1.4426950408889634));
+  }
+
+  void tanh(const R& dst, const R& x, const Scratch& s) {
+    c_.vandpd(s[4], x, k_.bits64(0x7fffffffffffffffull));  // |x|
+    c_.vaddpd(s[4], s[4], s[4]);
+    exp(dst, s[4], {s[0], s[1], s[2], s[3], s[4]});          // e^2|x|
+    c_.vaddpd(dst, dst, k_.f64(1.0));
+    c_.vmovapd(s[0], k_.f64(-2.0));
+    c_.vdivpd(dst, s[0], dst);
+    c_.vaddpd(dst, dst, k_.f64(1.0));                         // 1 - 2/(e^2|x| + 1)
+    c_.vmulpd(s[1], x, x);                                    // z = x^2
+    const std::vector<double> c = tanh_series();
+    c_.vmovapd(s[2], k_.f64(c.back()));
+    for (size_t i = c.size() - 1; i-- > 1;) c_.vfmadd213pd(s[2], s[1], k_.f64(c[i]));
+    c_.vmulpd(s[2], s[2], s[1]);
+    c_.vfmadd213pd(s[2], x, x);                               // x + x z q(z)
+    c_.vandpd(s[0], x, k_.bits64(0x7fffffffffffffffull));
+    ops_.cmp_f64(s[0], s[0], k_.f64(0.55), VectorOps<R>::Lt);
+    ops_.blend_f64(dst, dst, s[2], s[0]);
+    c_.vandpd(s[0], x, k_.bits64(0x8000000000000000ull));
+    c_.vorpd(dst, dst, s[0]);  // the sign of x (of -0 too)
+  }
+
+  // Note: e^-|x| never overflows, so neither form divides inf by inf.
+  void sigmoid(const R& dst, const R& x, const Scratch& s) {
+    c_.vandpd(s[4], x, k_.bits64(0x7fffffffffffffffull));
+    c_.vxorpd(s[4], s[4], k_.bits64(0x8000000000000000ull));  // -|x|
+    exp(dst, s[4], {s[0], s[1], s[2], s[3], s[4]});           // e = e^-|x|
+    c_.vaddpd(s[0], dst, k_.f64(1.0));                        // 1 + e
+    c_.vmovapd(s[1], k_.f64(1.0));
+    ops_.cmp_f64(s[2], x, k_.f64(0.0), VectorOps<R>::Lt);
+    ops_.blend_f64(s[1], s[1], dst, s[2]);                    // x < 0 ? e : 1
+    c_.vdivpd(dst, s[1], s[0]);
+  }
+
+ private:
+  // dst = e^x (or 2^x). x is clamped to +-1100 first (NaN stays NaN: the
+  // constant is the first operand of max/min, which return the second
+  // when either is NaN), past which every result is inf or 0 anyway.
+  void exp_like(const R& dst, const R& x, const Scratch& s, bool two) {
+    c_.vmovapd(s[0], k_.f64(-1100.0));
+    c_.vmaxpd(s[0], s[0], x);
+    c_.vmovapd(s[1], k_.f64(1100.0));
+    c_.vminpd(s[0], s[1], s[0]);
+    c_.vmovapd(s[1], k_.f64(0x1.8p52));
+    c_.vfmadd231pd(s[1], s[0], k_.f64(two ? 1.0 : 1.4426950408889634));  // n in the low bits
+    c_.vsubpd(s[2], s[1], k_.f64(0x1.8p52));                              // n
+    if (two) {
+      c_.vsubpd(s[0], s[0], s[2]);  // exact
+      c_.vmulpd(s[0], s[0], k_.f64(0.6931471805599453));
+    } else {
+      c_.vfnmadd231pd(s[0], s[2], k_.f64(6.93147180369123816490e-01));  // exact: ln2_hi has 21 zero bits
+      c_.vfnmadd231pd(s[0], s[2], k_.f64(1.90821492927058770002e-10));
+    }
+    // e^r, |r| <= ln2/2: the Taylor polynomial to r^13 (r^14/14! < 2^-57).
+    std::array<double, 14> c{};
+    c[0] = 1;
+    for (int i = 1; i < 14; ++i) c[i] = c[i - 1] / i;
+    c_.vmovapd(dst, k_.f64(c[13]));
+    for (int i = 12; i >= 0; --i) c_.vfmadd213pd(dst, s[0], k_.f64(c[i]));
+    // 2^n = 2^n1 2^(n - n1), n1 = floor(n/2): both normal for |n| <= 1587.
+    c_.vmulpd(s[3], s[2], k_.f64(0.5));
+    ops_.round_f64(s[3], s[3], 1);   // n1
+    c_.vsubpd(s[2], s[2], s[3]);     // n2
+    for (const R& n : {s[3], s[2]}) {
+      c_.vaddpd(n, n, k_.f64(0x1p52 + 1023));
+      c_.vpsllq(n, n, 52);  // the biased exponent into place: 2^n
+      c_.vmulpd(dst, dst, n);
+    }
+  }
+
+  // tanh x = sum_k c[k] x^(2k+1) to k = 19, from tanh' = 1 - tanh^2:
+  // (n + 1) a[n+1] = [n == 0] - sum_{i+j=n} a[i] a[j], a the coefficients of
+  // x^n, in long double.
+  static std::vector<double> tanh_series() {
+    constexpr int kTerms = 20;
+    std::vector<long double> a(2 * kTerms + 1, 0.0L);
+    a[1] = 1;
+    for (int n = 1; n + 1 <= 2 * kTerms; ++n) {
+      long double sq = 0;
+      for (int i = 0; i <= n; ++i) sq += a[i] * a[n - i];
+      a[n + 1] = -sq / (n + 1);
+    }
+    std::vector<double> c;
+    for (int k = 0; k < kTerms; ++k) c.push_back(static_cast<double>(a[2 * k + 1]));
+    return c;
+  }
+
+  void horner(const R& acc, const R& t, std::initializer_list<double> c) {
+    const double* p = c.end() - 1;
+    c_.vmovapd(acc, k_.f64(*p));
+    while (p != c.begin()) c_.vfmadd213pd(acc, t, k_.f64(*--p));
+  }
+
+  Xbyak::CodeGenerator& c_;
+  ConstantPool& k_;
+  VectorOps<R>& ops_;
+};
+
+}  // namespace braze::jit

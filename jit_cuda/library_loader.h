@@ -1,0 +1,56 @@
+// Finding and opening the CUDA libraries at run time (dlopen), so that one
+// braze build runs on machines with and without CUDA (DESIGN.md section 5).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace braze::cuda {
+
+// Note [Loading CUDA libraries]
+// braze never links libcuda, libnvrtc, cuBLAS(Lt) or cuDNN: it dlopens them
+// the first time they are needed (a test, jit_cuda_no_link_deps, checks the
+// NEEDED entries of every braze binary). Each library is looked for in order:
+//   1. the path in its override variable (BRAZE_LIBCUDA, BRAZE_LIBNVRTC,
+//      BRAZE_LIBCUBLASLT, BRAZE_LIBCUDNN), and only there when it is set, so
+//      a wrong override is an error, not a silent fallback;
+//   2. its versioned sonames through the dynamic loader's own search
+//      (LD_LIBRARY_PATH, the ld.so cache), newest first;
+//   3. the same names under $CUDA_HOME/lib64, $CUDA_PATH/lib64 and
+//      /usr/local/cuda/lib64 (a toolkit installed but not registered).
+// libcuda is the driver's library and only ever comes from 1 or 2: a copy
+// in a toolkit directory is a stub that cannot run anything.
+// When nothing is found, CudaUnavailable lists every place tried with the
+// loader's reason, and names the variable to set.
+enum class CudaLibrary { Driver, Nvrtc, CublasLt, Cudnn };
+inline constexpr CudaLibrary kAllCudaLibraries[] = {CudaLibrary::Driver, CudaLibrary::Nvrtc, CudaLibrary::CublasLt,
+                                                    CudaLibrary::Cudnn};
+
+const char* library_name(CudaLibrary lib);  // "libcuda", "libnvrtc", "libcublasLt", "libcudnn"
+const char* override_variable(CudaLibrary lib);  // "BRAZE_LIBCUDA", ...
+
+// Where a library would be looked for, in order (the override alone if set).
+std::vector<std::string> candidate_paths(CudaLibrary lib);
+
+// An open library; dlclose on destruction.
+class SharedLibrary {
+ public:
+  SharedLibrary(void* handle, std::string path) : handle_(handle), path_(std::move(path)) {}
+  ~SharedLibrary();
+  SharedLibrary(const SharedLibrary&) = delete;
+  SharedLibrary& operator=(const SharedLibrary&) = delete;
+
+  // The symbol's address, or null.
+  void* symbol(const char* name) const;
+  const std::string& path() const { return path_; }  // the file the loader opened
+
+ private:
+  void* handle_;
+  std::string path_;
+};
+
+// Opens the library or throws CudaUnavailable saying what was tried.
+std::unique_ptr<SharedLibrary> open_library(CudaLibrary lib);
+
+}  // namespace braze::cuda

@@ -1,0 +1,116 @@
+// Loading the CUDA libraries at run time: overrides, clear errors, and what
+// works with no GPU (NVRTC needs none).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "jit_cuda/cuda_error.h"
+#include "jit_cuda/driver_objects.h"
+#include "jit_cuda/library_loader.h"
+#include "jit_cuda/nvrtc_api.h"
+
+namespace braze::cuda {
+namespace {
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+TEST(JitCudaLoading, OverrideIsTheOnlyPlaceTried) {
+  ScopedEnv env("BRAZE_LIBNVRTC", "/nonexistent/libnvrtc.so.99");
+  EXPECT_EQ(candidate_paths(CudaLibrary::Nvrtc), std::vector<std::string>{"/nonexistent/libnvrtc.so.99"});
+  try {
+    open_library(CudaLibrary::Nvrtc);
+    FAIL() << "opened a library that does not exist";
+  } catch (const CudaUnavailable& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("libnvrtc was not found"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("/nonexistent/libnvrtc.so.99"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("set BRAZE_LIBNVRTC"), std::string::npos) << msg;
+  }
+}
+
+TEST(JitCudaLoading, DriverIsNeverTakenFromAToolkitDirectory) {
+  // The toolkit's lib64/stubs/libcuda.so cannot run kernels.
+  unsetenv("BRAZE_LIBCUDA");
+  for (const std::string& p : candidate_paths(CudaLibrary::Driver))
+    EXPECT_EQ(p.find('/'), std::string::npos) << p;
+  for (CudaLibrary lib : kAllCudaLibraries) {
+    EXPECT_FALSE(candidate_paths(lib).empty()) << library_name(lib);
+    EXPECT_EQ(std::string(override_variable(lib)).rfind("BRAZE_LIB", 0), 0u);
+  }
+}
+
+TEST(JitCudaLoading, ErrorNamesCallLibraryCodeAndPlace) {
+  CudaError e("libcuda", "cuModuleLoadData", 200, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid",
+              "loading the cubin of add_f32");
+  EXPECT_STREQ(e.what(),
+               "braze: loading the cubin of add_f32: cuModuleLoadData failed: CUDA_ERROR_INVALID_IMAGE (device "
+               "kernel image is invalid)");
+  EXPECT_EQ(e.code(), 200);
+  EXPECT_EQ(e.library(), "libcuda");
+}
+
+bool have_nvrtc() {
+  try {
+    nvrtc();
+    return true;
+  } catch (const CudaUnavailable&) {
+    return false;
+  }
+}
+
+TEST(JitCudaLoading, NvrtcLoadsAndReportsItsVersion) {
+  if (!have_nvrtc()) GTEST_SKIP() << "no libnvrtc on this machine";
+  const NvrtcApi& api = nvrtc();
+  EXPECT_GE(api.major, 11);
+  EXPECT_FALSE(api.path.empty());
+  int n = 0;
+  BRAZE_NVRTC(nvrtcGetNumSupportedArchs, (&n), "test");
+  EXPECT_GT(n, 0);
+}
+
+TEST(JitCudaLoading, NvrtcFailureCarriesNvrtcsName) {
+  if (!have_nvrtc()) GTEST_SKIP() << "no libnvrtc on this machine";
+  try {
+    check_nvrtc(NVRTC_ERROR_COMPILATION, "nvrtcCompileProgram", "compiling kernel k");
+    FAIL();
+  } catch (const CudaError& e) {
+    EXPECT_EQ(e.error_name(), "NVRTC_ERROR_COMPILATION");
+    EXPECT_STREQ(e.what(), "braze: compiling kernel k: nvrtcCompileProgram failed: NVRTC_ERROR_COMPILATION");
+  }
+}
+
+TEST(JitCudaLoading, NoDriverIsAClearErrorAndStaysOne) {
+  // With a GPU this checks that the driver works; without one, that the
+  // error says what is missing, and says it again on the next call.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      const DriverApi& api = driver();
+      EXPECT_GE(api.version, 12000);
+      EXPECT_GE(device_count(), 0);
+    } catch (const CudaUnavailable& e) {
+      EXPECT_NE(std::string(e.what()).find("libcuda was not found"), std::string::npos) << e.what();
+    } catch (const CudaError& e) {
+      EXPECT_EQ(e.call(), "cuInit") << e.what();  // a driver without a usable device
+    }
+  }
+}
+
+}  // namespace
+}  // namespace braze::cuda

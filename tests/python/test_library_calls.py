@@ -1,0 +1,241 @@
+"""matmul and conv2d (oneDNN where braze is built with it, the reference
+interpreter otherwise) against NumPy in float64, over shapes, strides,
+transposed operands, batch broadcasting, groups and dilation; and the
+epilogues that fuse into the call (Note [Library epilogues])."""
+
+import math
+import os
+
+import numpy as np
+import pytest
+
+import braze as bz
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def rand(shape, seed):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def close(got, want, k):
+    # float32 products summed over k terms: error grows like sqrt(k) ulps
+    # of the magnitudes summed.
+    tol = 1e-5 * math.sqrt(max(k, 1)) * 4
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+MATMUL_SHAPES = [
+    ((1, 1), (1, 1)),
+    ((5, 7), (7, 3)),
+    ((64, 33), (33, 17)),
+    ((7,), (7, 4)),
+    ((3, 7), (7,)),
+    ((7,), (7,)),
+    ((2, 5, 6), (6, 4)),
+    ((5, 6), (3, 6, 4)),
+    ((2, 1, 5, 6), (3, 6, 4)),
+    ((4, 3, 5, 6), (4, 3, 6, 2)),
+    # 128 rows or more: a row-major right operand is packed first (Note [Packed matmul weights])
+    ((200, 30), (30, 17)),
+    ((2, 130, 20), (20, 9)),
+    ((130, 20), (3, 20, 9)),
+    ((2, 1, 128, 8), (3, 8, 5)),
+    ((3, 0), (0, 2)),  # an empty sum: zeros
+    ((0, 4), (4, 2)),
+]
+
+
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES, ids=str)
+def test_matmul_matches_numpy(sa, sb):
+    a, b = rand(sa, 1), rand(sb, 2)
+    close((bz.tensor(a) @ bz.tensor(b)).numpy(), a.astype(np.float64) @ b.astype(np.float64), sa[-1])
+
+
+@pytest.mark.parametrize("layout", ["a.T", "b.T", "both.T", "sliced", "batch_transposed", "offset"])
+def test_matmul_reads_strided_operands(layout):
+    a64, b64 = rand((4, 24, 40), 3), rand((4, 40, 24), 4)
+    A, B = bz.tensor(a64), bz.tensor(b64)
+    if layout == "a.T":
+        x, y, want = bz.tensor(a64[0].T.copy()).T, B[0], a64[0] @ b64[0]
+    elif layout == "b.T":
+        x, y, want = A[0], bz.tensor(b64[0].T.copy()).T, a64[0] @ b64[0]
+    elif layout == "both.T":
+        x, y, want = B[1].T, A[1].T, b64[1].T @ a64[1].T
+    elif layout == "sliced":
+        x, y, want = A[:, ::2, 1::3], B[:, 3:16, ::2], a64[:, ::2, 1::3] @ b64[:, 3:16, ::2]
+    elif layout == "batch_transposed":
+        b2 = rand((40, 24, 6), 5)  # batch axis in the middle of memory on both sides
+        x, y = bz.permute_dims(A, (1, 0, 2)), bz.permute_dims(bz.tensor(b2), (1, 0, 2))[:, :, :4]
+        want = np.transpose(a64, (1, 0, 2)) @ np.transpose(b2, (1, 0, 2))[:, :, :4]
+    else:
+        x, y, want = A[2, 5:9], B[3], a64[2, 5:9] @ b64[3]
+    close((x @ y).numpy(), want.astype(np.float64), 40)
+
+
+def np_conv2d(x, w, stride, padding, dilation, groups):
+    x, w = x.astype(np.float64), w.astype(np.float64)
+    n, c, h, wd = x.shape
+    oc, icg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2))
+    oh = (h + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (wd + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    out = np.zeros((n, oc, oh, ow))
+    ocg = oc // groups
+    for g in range(groups):
+        xs = xp[:, g * icg:(g + 1) * icg]
+        for i in range(kh):
+            for j in range(kw):
+                r0, c0 = i * dilation[0], j * dilation[1]
+                patch = xs[:, :, r0:r0 + stride[0] * (oh - 1) + 1:stride[0], c0:c0 + stride[1] * (ow - 1) + 1:stride[1]]
+                out[:, g * ocg:(g + 1) * ocg] += np.einsum("nchw,oc->nohw", patch, w[g * ocg:(g + 1) * ocg, :, i, j])
+    return out
+
+
+CONVS = [
+    # x shape, w shape, stride, padding, dilation, groups
+    ((1, 1, 5, 5), (1, 1, 3, 3), 1, 0, 1, 1),
+    ((2, 3, 9, 11), (4, 3, 3, 3), 1, 1, 1, 1),
+    ((2, 4, 9, 9), (6, 2, 3, 3), 2, 1, 1, 2),
+    ((1, 6, 10, 8), (6, 1, 3, 3), 1, 1, 1, 6),   # depthwise
+    ((1, 3, 12, 12), (5, 3, 3, 3), 1, 2, 2, 1),  # dilation
+    ((2, 3, 7, 9), (4, 3, 1, 3), (2, 1), (0, 1), (1, 2), 1),
+    ((1, 2, 5, 5), (3, 2, 2, 2), 2, 0, 1, 1),    # stride leaves an input row unread
+]
+
+
+@pytest.mark.parametrize("xs,ws,stride,padding,dilation,groups", CONVS, ids=str)
+def test_conv2d_matches_numpy(xs, ws, stride, padding, dilation, groups):
+    pair = lambda v: (v, v) if isinstance(v, int) else v
+    x, w = rand(xs, 5), rand(ws, 6)
+    got = bz.conv2d(bz.tensor(x), bz.tensor(w), stride=stride, padding=padding, dilation=dilation, groups=groups)
+    want = np_conv2d(x, w, pair(stride), pair(padding), pair(dilation), groups)
+    close(got.numpy(), want, ws[1] * ws[2] * ws[3])
+
+
+def test_conv2d_reads_a_strided_input():
+    xm, w = rand((3, 2, 8, 12), 7), rand((4, 3, 3, 3), 8)
+    X = bz.permute_dims(bz.tensor(xm), (1, 0, 2, 3))  # N=2, C=3, with N and C swapped in memory
+    want = np_conv2d(np.transpose(xm, (1, 0, 2, 3))[:, :, :, ::2], w, (1, 1), (1, 1), (1, 1), 1)
+    close(bz.conv2d(X[:, :, :, ::2], bz.tensor(w), padding=1).numpy(), want, 27)
+
+
+# --- epilogues ----------------------------------------------------------------------
+
+
+def np_gelu(x):
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+
+
+ACTIVATIONS = {
+    "relu": (bz.relu, lambda v: np.maximum(v, 0)),
+    "maximum0": (lambda t: bz.maximum(t, 0.0), lambda v: np.maximum(v, 0)),
+    "gelu": (bz.gelu, np_gelu),
+    "gelu_tanh": (lambda t: bz.gelu(t, approximate="tanh"),
+                  lambda v: 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))),
+    "silu": (bz.silu, lambda v: v / (1 + np.exp(-v))),
+    "sigmoid": (bz.sigmoid, lambda v: 1 / (1 + np.exp(-v))),
+    "tanh": (bz.tanh, np.tanh),
+}
+
+
+# BRAZE_BACKEND=reference evaluates whole graphs on the oracle: no steps to count.
+FUSED = os.environ.get("BRAZE_BACKEND", "cpu") != "reference"
+
+
+def library_steps(t):
+    text = bz.explain(t)
+    return text, int(text.split(" step(s)")[0])
+
+
+@pytest.mark.parametrize("act", ACTIVATIONS)
+@pytest.mark.parametrize("transposed", [False, True], ids=["w", "w.T"])
+def test_bias_activation_is_one_library_call(act, transposed):
+    fn, ref = ACTIVATIONS[act]
+    x, w, b = rand((33, 48), 9), rand((48, 20), 10), rand((20,), 11)
+    W = bz.tensor(np.ascontiguousarray(w.T)).T if transposed else bz.tensor(w)
+    y = fn(bz.tensor(x) @ W + bz.tensor(b))
+    text, steps = library_steps(y)
+    assert steps == 1 and "0 fused kernel(s), 1 library call(s)" in text, text
+    assert "post-op add" in text and "not fused" not in text, text
+    bz.reset_stats()
+    got = y.numpy()
+    assert bz.stats()["kernels_launched"] == (1 if FUSED else 0)
+    close(got, ref(x.astype(np.float64) @ w + b), 48)
+
+
+def test_empty_sum_with_epilogue():
+    # K = 0: the product is zeros, and the bias and relu still apply.
+    b = rand((6,), 34)
+    y = bz.relu(bz.tensor(np.ones((5, 0), np.float32)) @ bz.tensor(np.ones((0, 6), np.float32)) + bz.tensor(b))
+    np.testing.assert_array_equal(y.numpy(), np.broadcast_to(np.maximum(b, 0), (5, 6)))
+
+
+def test_packed_operand_with_epilogue():
+    x, w, b, r = rand((2, 160, 24), 30), rand((24, 40), 31), rand((40,), 32), rand((2, 160, 40), 33)
+    y = bz.silu(bz.tensor(x) @ bz.tensor(w) + bz.tensor(b)) + bz.tensor(r)
+    v = x.astype(np.float64) @ w + b
+    close(y.numpy(), v / (1 + np.exp(-v)) + r, 24)
+
+
+def test_relu_of_affine_is_one_call_with_no_elementwise_kernel():
+    x, w, b = rand((16, 32), 12), rand((32, 8), 13), rand((8,), 14)
+    y = bz.relu(bz.tensor(x) @ bz.tensor(w) + bz.tensor(b))
+    text = bz.explain(y)
+    assert text.startswith("1 step(s): 0 fused kernel(s), 1 library call(s)"), text
+    assert "post-op relu" in text
+    bz.reset_stats()
+    got = y.numpy()
+    s = bz.stats()
+    assert s["kernels_launched"] == (1 if FUSED else 0) and s["kernels_compiled"] == 0, s
+    close(got, np.maximum(x.astype(np.float64) @ w + b, 0), 32)
+
+
+def test_conv_bias_relu_residual_fuse():
+    x, w, b = rand((2, 4, 8, 8), 15), rand((4, 4, 3, 3), 16), rand((4,), 17)
+    X = bz.tensor(x)
+    y = bz.relu(bz.conv2d(X, bz.tensor(w), bz.tensor(b), padding=1)) + X
+    text = bz.explain(y)
+    assert text.startswith("1 step(s): 0 fused kernel(s), 1 library call(s)"), text
+    want = np.maximum(np_conv2d(x, w, (1, 1), (1, 1), (1, 1), 1) + b.reshape(4, 1, 1), 0) + x
+    close(y.numpy(), want, 36)
+
+
+def test_unfused_edges_say_why():
+    x, w = rand((8, 8), 18), rand((8, 8), 19)
+    h = bz.tensor(x) @ bz.tensor(w)
+    y = bz.exp(h)
+    text = bz.explain(y)
+    assert "Exp is not a post-op the library applies" in text, text
+    z = bz.relu(h) + bz.sum(h)  # h read twice: the library must write it
+    assert "the value is read by 2 ops" in bz.explain(z)
+    np.testing.assert_allclose(y.numpy(), np.exp(x.astype(np.float64) @ w), rtol=1e-4)
+
+
+def test_primitives_are_created_once_per_shape():
+    x, w = rand((32, 64), 20), rand((64, 16), 21)
+    before = bz.stats()
+    for k in range(3):
+        (bz.tensor(x + k) @ bz.tensor(w)).numpy()
+    after = bz.stats()
+    if not FUSED:
+        pytest.skip("BRAZE_BACKEND=reference: no library calls")
+    if after["library_calls_reference"] > before["library_calls_reference"]:
+        pytest.skip("braze is built without oneDNN: matmul runs on the reference interpreter")
+    created = after["library_primitives_created"] - before["library_primitives_created"]
+    assert created <= 1  # 0 when an earlier test made this shape
+    (bz.tensor(x) @ bz.tensor(w[:, :8])).numpy()  # a new shape: a new primitive
+    assert bz.stats()["library_primitives_created"] - before["library_primitives_created"] == created + 1
+
+
+def test_bfloat16_matmul():
+    # oneDNN 2.6 runs bfloat16 only on CPUs with AVX-512; elsewhere the call
+    # runs on the reference interpreter (library_calls_reference). Either way
+    # the result is the float64 product rounded once to bfloat16.
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    a = rand((8, 16), 22).astype(ml_dtypes.bfloat16)
+    b = rand((16, 4), 23).astype(ml_dtypes.bfloat16)
+    got = (bz.tensor(a) @ bz.tensor(b)).numpy()
+    assert got.dtype == ml_dtypes.bfloat16
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=1e-2, atol=2e-2)
