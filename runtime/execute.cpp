@@ -204,9 +204,15 @@ void plan_arena(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) 
   Runtime::get().stats().arena_bytes.fetch_add(p.plan.arena_bytes, std::memory_order_relaxed);
   p.offset.assign(s.graph.size(), -1);
   p.dying.resize(s.steps.size());
+  // An input an output took over in place holds that output after its last
+  // read: not poisoned (Note [In-place outputs]).
+  std::vector<bool> taken_over(p.lives.scratch.size(), false);
+  for (const memplan::BufferLife& b : p.lives.scratch)
+    if (b.in_place_of >= 0) taken_over[b.in_place_of] = true;
   for (size_t i = 0; i < p.plan.buffers.size(); ++i) {
     const memplan::Placement& b = p.plan.buffers[i];
     p.offset[b.node] = b.offset;
+    if (taken_over[i]) continue;
     // The buffer's own bytes, not its padding: the verifier vouches for those only.
     p.dying[p.lives.scratch[i].last].push_back({b.node, b.offset, p.lives.scratch[i].bytes});
   }
