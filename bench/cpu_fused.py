@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 import braze as bz
+from timing import best
 
 try:
     import numexpr as ne
@@ -27,18 +28,7 @@ try:
 except ImportError:
     jax = None
 
-REPS = 7
 THREADS = int(os.environ.get("BRAZE_NUM_THREADS", os.cpu_count()))
-
-
-def best(f):
-    f()
-    times = []
-    for _ in range(REPS):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def copy_bandwidth():

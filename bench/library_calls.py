@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 import braze as bz
+from timing import REPS, best
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 import transformer_block as tb  # noqa: E402
@@ -28,17 +29,6 @@ try:
 except ImportError:
     jax = None
 
-REPS = int(os.environ.get("BENCH_REPS", 7))
-
-
-def best(f):
-    f()
-    times = []
-    for _ in range(REPS):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def kernels(f):

@@ -2,7 +2,11 @@
 // DAG to a Graph and compile one, and run it (Note [Lazy tensors], Note
 // [Programs]).
 #include <cstring>
+#include <cstdio>
 
+#include <xxhash.h>
+
+#include "graph/log.h"
 #include "graph/reference.h"
 #include "runtime/context.h"
 #include "runtime/execute.h"
@@ -22,6 +26,26 @@ ArrayAllocator counted_allocator() {
     stats.bytes_allocated.fetch_add(static_cast<int64_t>(a.bytes()), std::memory_order_relaxed);
     return a;
   };
+}
+
+// BRAZE_LOG's name for a program: its structure key hashed (the key itself
+// is binary and long).
+std::string program_name(const std::string& key) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(key.data(), key.size())));
+  return hex;
+}
+
+// What makes this program's structure new to a reader of the log: the
+// dtypes and shapes of its data inputs (a new shape or dtype is the usual
+// reason a loop compiles again) and how many scalars are parameters.
+std::string describe_inputs(const Walk& w) {
+  std::vector<bool> parameter(w.inputs.size(), false);
+  for (const ScalarParam& p : w.scalars) parameter[p.input] = true;
+  std::string text;
+  for (size_t i = 0; i < w.inputs.size(); ++i)
+    if (!parameter[i]) text += " " + std::string(name(w.inputs[i].dtype)) + to_string(w.inputs[i].shape);
+  return (text.empty() ? " none" : text) + "; " + std::to_string(w.scalars.size()) + " scalar parameter(s)";
 }
 
 // Evaluates `roots` (none realized) into new arrays or into `out`.
@@ -44,6 +68,11 @@ std::vector<Array> evaluate(std::span<const Tensor> roots, std::span<const Array
     });
     (found.compiled ? rt.stats().programs_compiled : rt.stats().programs_replayed)
         .fetch_add(1, std::memory_order_relaxed);
+    if (found.compiled)
+      BRAZE_LOG(Info, "program ", program_name(w.key), ": compiled (no cached program has this structure: ",
+                found.program->schedule().steps.size(), " step(s), inputs", describe_inputs(w), ")");
+    else
+      BRAZE_LOG(Debug, "program ", program_name(w.key), ": replayed");
     results = found.program->run(w.inputs, w.scalars, counted, out);
   }
   rt.stats().realizations.fetch_add(1, std::memory_order_relaxed);

@@ -9,3 +9,5 @@ scripts/setup.sh
 .venv/bin/python -m pip install -q -r bench/requirements.txt || echo "bench: some peers did not install; they are skipped"
 PYTHONPATH="$PWD/build/python" .venv/bin/python bench/cpu_fused.py "$@"
 PYTHONPATH="$PWD/build/python" .venv/bin/python bench/library_calls.py
+PYTHONPATH="$PWD/build/python" .venv/bin/python bench/program_loop.py
+PYTHONPATH="$PWD/build/python" .venv/bin/python bench/memory_plan.py

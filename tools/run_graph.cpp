@@ -16,6 +16,7 @@
 #include "runtime/context.h"
 #include "runtime/execute.h"
 #include "tools/commands.h"
+#include "tools/copy_bandwidth.h"
 #include "tools/node_names.h"
 #include "tools/run_inputs.h"
 
@@ -132,10 +133,19 @@ void run_graph(const GraphSource& src, const RunOptions& o, std::ostream& out) {
     steps.push_back({{"step", k}, {"what", step_name(s, s.steps[k])}, {"ns", t}, {"bytes", b},
                      {"gb_per_s", t > 0 ? static_cast<double>(b) / static_cast<double>(t) : 0.0}});
   }
+  // The roofline ratio of each step against a copy measured just now
+  // (shared/bench/WORKLOADS.md): the machines are shared, times alone mean
+  // little.
+  const double copy_bytes_per_ns = copy_bandwidth() / 1e9;
+  for (nlohmann::json& st : steps) {
+    int64_t t = st["ns"].get<int64_t>();
+    st["roofline"] = t > 0 ? static_cast<double>(st["bytes"].get<int64_t>()) / copy_bytes_per_ns / t : 0.0;
+  }
   jit::Isa isa = Runtime::get().cpu_isa();
   if (o.format == "json") {
     out << nlohmann::json{{"isa", name(isa)},        {"threads", jit::ThreadPool::get().size()},
                           {"inputs", inputs.origin}, {"repeat", o.repeat},
+                          {"copy_gb_per_s", copy_bytes_per_ns},
                           {"steps", steps},          {"whole_ns", median(whole)},
                           {"first_ns", first_ns},    {"matches_reference", failure.empty()},
                           {"max_abs_error", max_error}}
@@ -143,11 +153,13 @@ void run_graph(const GraphSource& src, const RunOptions& o, std::ostream& out) {
         << "\n";
   } else {
     out << s.steps.size() << " step(s) on the CPU (" << name(isa) << ", " << jit::ThreadPool::get().size()
-        << " thread(s)); inputs " << inputs.origin << "; times are medians of " << o.repeat << " run(s)\n";
+        << " thread(s)); inputs " << inputs.origin << "; times are medians of " << o.repeat << " run(s); copy "
+        << std::fixed << std::setprecision(1) << copy_bytes_per_ns << " GB/s (roofline 1.00 = that)\n";
     for (const nlohmann::json& st : steps)
       out << "  step " << st["step"].get<size_t>() << ": " << std::setw(12) << ms(st["ns"].get<int64_t>()) << "  "
           << std::setw(10) << std::fixed << std::setprecision(1) << st["bytes"].get<int64_t>() / 1e6 << " MB  "
-          << std::setw(7) << st["gb_per_s"].get<double>() << " GB/s  " << st["what"].get<std::string>() << "\n";
+          << std::setw(7) << st["gb_per_s"].get<double>() << " GB/s  roofline " << std::setprecision(2)
+          << st["roofline"].get<double>() << "  " << st["what"].get<std::string>() << "\n";
     out << "whole run: " << ms(median(whole)) << " (first run " << ms(first_ns) << ", with code generation)\n";
     if (failure.empty())
       out << "check: " << want.size() << " output(s) match the reference interpreter (max abs error "

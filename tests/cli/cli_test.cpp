@@ -189,6 +189,8 @@ TEST_F(CliTest, RunChecksAgainstTheReferenceAndTimesEachStep) {
   EXPECT_NE(r.out.find("inputs saved with the graph"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("step 0:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("whole run: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" GB/s (roofline 1.00 = that)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  roofline "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("check: 1 output(s) match the reference interpreter"), std::string::npos) << r.out;
 
   // Structure only: random inputs, the same for the same seed.
@@ -203,6 +205,11 @@ TEST_F(CliTest, RunChecksAgainstTheReferenceAndTimesEachStep) {
   ASSERT_EQ(j["steps"].size(), 1u);
   EXPECT_EQ(j["steps"][0]["bytes"], 2 * 4 * 37 * 4);
   EXPECT_GT(j["steps"][0]["ns"].get<int64_t>(), 0);
+  // The roofline ratio is the step's bytes over the copy probe's rate, over its time.
+  const double copy = j["copy_gb_per_s"].get<double>();
+  ASSERT_GT(copy, 0.0);
+  EXPECT_NEAR(j["steps"][0]["roofline"].get<double>(),
+              2 * 4 * 37 * 4 / copy / static_cast<double>(j["steps"][0]["ns"].get<int64_t>()), 1e-9);
 }
 
 TEST_F(CliTest, RunReadsNpyInputs) {

@@ -122,4 +122,28 @@ inline Checked check(std::initializer_list<Tensor> roots, double tol = 2e-6) {
   return check_on(on, std::span<const Tensor>(roots.begin(), roots.size()), tol);
 }
 
+// Runs the single kernel that computes `result` from realized tensors,
+// generated for `isa` (no cache, no interpreter fallback), and returns its
+// output as T (float for float32 results, double for float64).
+template <class T>
+std::vector<T> run_single_kernel(const Tensor& result, jit::Isa isa) {
+  Lowered l = lower(std::vector<Tensor>{result});
+  Schedule s = make_schedule(l.graph);
+  EXPECT_EQ(s.steps.size(), 1u);
+  const Step& st = s.steps[0];
+  std::string why;
+  std::unique_ptr<jit::CompiledKernel> k = jit::compile(st.spec, isa, why);
+  EXPECT_TRUE(k) << why;
+  if (!k) return {};
+  std::vector<KernelArg> args(st.reads.size());
+  for (size_t i = 0; i < st.reads.size(); ++i)
+    args[i].data = l.inputs[l.graph[st.reads[i]].attr.ints[0]].data.get();
+  Array out = allocate_array(result.dtype(), result.shape());
+  EXPECT_EQ(itemsize(out.dtype), sizeof(T)) << "run_single_kernel: T does not match the result's dtype";
+  std::byte* o = out.data.get();
+  jit::launch(*k, st.spec, args, {&o, 1});
+  const T* got = reinterpret_cast<const T*>(out.data.get());
+  return std::vector<T>(got, got + out.numel());
+}
+
 }  // namespace braze::testing

@@ -20,6 +20,7 @@ namespace {
 using testing::Checked;
 using testing::check_on;
 using testing::isas;
+using testing::run_single_kernel;
 
 constexpr jit::Isa kBothIsas[] = {jit::Isa::Avx512, jit::Isa::Avx2};
 
@@ -189,24 +190,6 @@ std::vector<double> sweep() {
   return v;
 }
 
-std::vector<double> run_f64(const Tensor& result, jit::Isa isa) {
-  Lowered l = lower(std::vector<Tensor>{result});
-  Schedule s = make_schedule(l.graph);
-  EXPECT_EQ(s.steps.size(), 1u);
-  const Step& st = s.steps[0];
-  std::string why;
-  std::unique_ptr<jit::CompiledKernel> k = jit::compile(st.spec, isa, why);
-  EXPECT_TRUE(k) << why;
-  if (!k) return {};
-  std::vector<KernelArg> args(st.reads.size());
-  for (size_t i = 0; i < st.reads.size(); ++i) args[i].data = l.inputs[l.graph[st.reads[i]].attr.ints[0]].data.get();
-  Array out = allocate_array(DType::Float64, result.shape());
-  std::byte* o = out.data.get();
-  jit::launch(*k, st.spec, args, {&o, 1});
-  const double* got = reinterpret_cast<const double*>(out.data.get());
-  return std::vector<double>(got, got + out.numel());
-}
-
 TEST(JitCpuF64, VectorMathErrorBounds) {
   struct Case {
     Tensor (*f)(const Operand&);
@@ -226,7 +209,7 @@ TEST(JitCpuF64, VectorMathErrorBounds) {
   Tensor x = from_vector<double>(xs, {static_cast<int64_t>(xs.size())}, DType::Float64);
   for (const Case& c : cases)
     for (jit::Isa isa : isas()) {
-      std::vector<double> got = run_f64(c.f(x), isa);
+      std::vector<double> got = run_single_kernel<double>(c.f(x), isa);
       ASSERT_EQ(got.size(), xs.size());
       double worst = 0, worst_x = 0;
       for (size_t i = 0; i < xs.size(); ++i) {
@@ -242,8 +225,8 @@ TEST(JitCpuF64, VectorMathErrorBounds) {
 TEST(JitCpuF64, VectorMathEdges) {
   Tensor x = from_vector<double>({-0.0, 0.0, -INFINITY, INFINITY, NAN, -800.0, 800.0, 1.0}, {8}, DType::Float64);
   for (jit::Isa isa : isas()) {
-    std::vector<double> e = run_f64(exp(x), isa), l = run_f64(log(x), isa), s = run_f64(sigmoid(x), isa),
-                        t = run_f64(tanh(x), isa);
+    std::vector<double> e = run_single_kernel<double>(exp(x), isa), l = run_single_kernel<double>(log(x), isa),
+                        s = run_single_kernel<double>(sigmoid(x), isa), t = run_single_kernel<double>(tanh(x), isa);
     EXPECT_TRUE(std::signbit(t[0]) && t[0] == 0.0);
     EXPECT_EQ(t[2], -1.0);
     EXPECT_EQ(t[3], 1.0);

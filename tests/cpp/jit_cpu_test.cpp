@@ -25,6 +25,7 @@ namespace braze {
 namespace {
 
 using testing::check;
+using testing::run_single_kernel;
 using testing::check_schedule;
 using testing::Checked;
 using testing::close;
@@ -247,27 +248,6 @@ std::vector<float> sweep() {
   return v;
 }
 
-// Runs the single kernel that computes `result` from realized tensors,
-// generated for `isa`, and returns its float32 output.
-std::vector<float> run_generated(const Tensor& result, jit::Isa isa) {
-  Lowered l = lower(std::vector<Tensor>{result});
-  Schedule s = make_schedule(l.graph);
-  EXPECT_EQ(s.steps.size(), 1u);
-  const Step& st = s.steps[0];
-  std::string why;
-  std::unique_ptr<jit::CompiledKernel> k = jit::compile(st.spec, isa, why);
-  EXPECT_TRUE(k) << why;
-  if (!k) return {};
-  std::vector<KernelArg> args(st.reads.size());
-  for (size_t i = 0; i < st.reads.size(); ++i)
-    args[i].data = l.inputs[l.graph[st.reads[i]].attr.ints[0]].data.get();
-  Array out = allocate_array(DType::Float32, result.shape());
-  std::byte* o = out.data.get();
-  jit::launch(*k, st.spec, args, {&o, 1});
-  const float* got = reinterpret_cast<const float*>(out.data.get());
-  return std::vector<float>(got, got + out.numel());
-}
-
 TEST(JitCpu, VectorMathErrorBounds) {
   // The bounds each function documents in jit_cpu/vector_math.h. Those with
   // a slow path for a vector with any lane past a limit are swept a second
@@ -299,7 +279,7 @@ TEST(JitCpu, VectorMathErrorBounds) {
     for (const Case& c : cases) {
       if (xs == &mixed && !c.slow_path) continue;
       for (jit::Isa isa : isas()) {
-        std::vector<float> got = run_generated(c.f(x), isa);
+        std::vector<float> got = run_single_kernel<float>(c.f(x), isa);
         ASSERT_EQ(got.size(), xs->size());
         double worst = 0;
         float worst_x = 0;
@@ -323,7 +303,7 @@ TEST(JitCpu, VectorMathSaturatesExactly) {
   for (float v : far) xs.insert(xs.end(), {v, -v});
   Tensor x = from_vector<float>(xs, {static_cast<int64_t>(xs.size())});
   for (jit::Isa isa : isas()) {
-    std::vector<float> e = run_generated(erf(x), isa), t = run_generated(tanh(x), isa);
+    std::vector<float> e = run_single_kernel<float>(erf(x), isa), t = run_single_kernel<float>(tanh(x), isa);
     for (size_t i = 0; i < xs.size(); ++i) {
       float one = std::copysign(1.0f, xs[i]);
       EXPECT_EQ(e[i], one) << "erf(" << xs[i] << ") on " << jit::name(isa);
@@ -333,7 +313,7 @@ TEST(JitCpu, VectorMathSaturatesExactly) {
     }
     std::vector<float> big = {40.0f, 1e4f, INFINITY, -104.0f, -1e4f, -INFINITY};
     Tensor b = from_vector<float>(big, {6});
-    std::vector<float> sg = run_generated(sigmoid(b), isa), ex = run_generated(exp(b), isa);
+    std::vector<float> sg = run_single_kernel<float>(sigmoid(b), isa), ex = run_single_kernel<float>(exp(b), isa);
     for (size_t i = 0; i < big.size(); ++i) {
       EXPECT_EQ(sg[i], big[i] > 0 ? 1.0f : 0.0f) << "sigmoid(" << big[i] << ") on " << jit::name(isa);
       if (big[i] < 0) {
@@ -349,7 +329,7 @@ TEST(JitCpu, VectorMathKeepsTheSignOfZero) {
   Tensor x = from_vector<float>({-0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f}, {9});
   for (jit::Isa isa : isas())
     for (auto [f, name] : {std::pair{&sin, "sin"}, {&tanh, "tanh"}, {&erf, "erf"}, {&expm1, "expm1"}, {&log1p, "log1p"}}) {
-      std::vector<float> got = run_generated(f(x), isa);
+      std::vector<float> got = run_single_kernel<float>(f(x), isa);
       for (size_t i = 0; i < got.size(); ++i)
         EXPECT_TRUE(got[i] == 0 && std::signbit(got[i]) == (i % 2 == 0))
             << name << "(" << (i % 2 ? "+0" : "-0") << ") = " << got[i] << " on " << jit::name(isa);
@@ -400,7 +380,7 @@ TEST(JitCpu, PowErrorBoundOverAGrid) {
   Tensor b = from_vector<float>(bases, {nb, 1});
   Tensor e = from_vector<float>(exps, {1, ne});
   for (jit::Isa isa : isas()) {
-    std::vector<float> got = run_generated(power(b, e), isa);
+    std::vector<float> got = run_single_kernel<float>(power(b, e), isa);
     ASSERT_EQ(got.size(), static_cast<size_t>(nb * ne));
     double worst = 0;
     float worst_b = 0, worst_e = 0;

@@ -24,6 +24,7 @@ PROGRAM = textwrap.dedent("""
     # Both kernels again, in a new program (a replayed one would not look
     # them up): cache hits, written once.
     bz.realize(bz.softmax(x, axis=-1), i * i)
+    bz.softmax(x, axis=-1).numpy()          # the first program, replayed
 """)
 
 
@@ -100,9 +101,17 @@ def test_braze_log_info_names_each_compile_once_and_debug_adds_the_hits(tmp_path
     assert len(compiles) == 2, info.stderr
     assert any(": compiled, " in line for line in compiles), info.stderr
     assert "cache hit" not in info.stderr
+    # Three structures, each compiled once, saying what their inputs are;
+    # the last softmax replays the first, which only debug shows.
+    programs = [line for line in info.stderr.splitlines() if line.startswith("braze: program ")]
+    assert len(programs) == 3 and all(": compiled (" in line for line in programs), info.stderr
+    assert "inputs float32[3, 16]; 0 scalar parameter(s)" in programs[0], programs
+    assert "replayed" not in info.stderr
     debug = run_logged(tmp_path, "debug")
     assert debug.returncode == 0, debug.stderr
     assert debug.stderr.count(": memory cache hit") >= 1, debug.stderr
+    first = programs[0].split(": compiled")[0]  # "braze: program <hash>"
+    assert f"{first}: replayed" in debug.stderr, debug.stderr
 
 
 def test_braze_log_rejects_an_unknown_level(tmp_path):

@@ -1,0 +1,13 @@
+// The streaming-copy probe of shared/bench/WORKLOADS.md, for `braze run`'s
+// roofline column: what this machine's memory moves per second right now.
+#pragma once
+
+namespace braze::cli {
+
+// Bytes per second of a copy of 16M float32 (read 64 MB, write 64 MB),
+// split across the CPU thread pool as a kernel's rows are; the best of a
+// few runs after a warm-up. A kernel's roofline ratio is
+// (its minimum bytes / this) / its time: 1.0 is the memory bandwidth.
+double copy_bandwidth();
+
+}  // namespace braze::cli
