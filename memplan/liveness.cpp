@@ -24,6 +24,48 @@ std::vector<NodeId> buffers_written(const Step& step) {
   return step.group.outputs;
 }
 
+// Element i of the view is element i of a dense buffer of the domain.
+bool reads_at_output_index(const View& v, const Shape& domain) {
+  if (v.shape != domain || v.offset != 0) return false;
+  int64_t stride = 1;
+  for (int64_t a = v.rank() - 1; a >= 0; --a) {
+    if (v.shape[a] != 1 && v.strides[a] != stride) return false;
+    stride *= v.shape[a];
+  }
+  return true;
+}
+
+// Note [In-place outputs]: which output of each element-wise step may take
+// over which dead input.
+void find_in_place(const Schedule& s, Liveness& l, const std::unordered_map<NodeId, size_t>& index) {
+  const Graph& g = s.graph;
+  std::unordered_set<size_t> taken;
+  for (int32_t k = 0; k < l.steps; ++k) {
+    const Step& step = s.steps[k];
+    if (step.group.kind == FusedGroup::Kind::Library || !step.spec.reduce_axes.empty()) continue;
+    for (size_t o = 0; o < step.group.outputs.size(); ++o) {
+      auto wi = index.find(step.group.outputs[o]);
+      if (wi == index.end() || step.spec.outputs[o].space != Space::Full) continue;
+      BufferLife& w = l.scratch[wi->second];
+      if (w.bytes == 0 || numel(step.spec.domain) != numel(g[w.node].shape())) continue;
+      for (size_t j = 0; j < step.reads.size() && w.in_place_of < 0; ++j) {
+        auto ri = index.find(step.reads[j]);
+        if (step.spec.inputs[j].kind != KernelInput::Kind::Buffer || ri == index.end() || taken.count(ri->second))
+          continue;
+        const BufferLife& r = l.scratch[ri->second];
+        if (r.last != k || r.bytes != w.bytes || itemsize(g[r.node].dtype) != itemsize(g[w.node].dtype)) continue;
+        bool same_index = true;
+        for (size_t j2 = 0; j2 < step.reads.size(); ++j2)
+          if (step.reads[j2] == r.node && step.spec.inputs[j2].kind == KernelInput::Kind::Buffer)
+            same_index = same_index && reads_at_output_index(step.spec.inputs[j2].view, step.spec.domain);
+        if (!same_index) continue;
+        w.in_place_of = static_cast<int32_t>(ri->second);
+        taken.insert(ri->second);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Liveness liveness(const Schedule& s) {
@@ -58,10 +100,35 @@ Liveness liveness(const Schedule& s) {
       l.scratch.push_back(BufferLife{w, bytes, k, k});
     }
   }
+  find_in_place(s, l, index);
   return l;
 }
 
-int64_t lower_bound(const Liveness& l, int64_t alignment) {
+Liveness merge_in_place(const Liveness& l, std::vector<size_t>* chain_of) {
+  Liveness m;
+  m.steps = l.steps;
+  m.user_visible = l.user_visible;
+  std::vector<size_t> chain(l.scratch.size());
+  for (size_t i = 0; i < l.scratch.size(); ++i) {
+    const BufferLife& b = l.scratch[i];
+    // A predecessor is written by an earlier step, so it comes earlier here.
+    BRAZE_ASSERT(b.in_place_of < static_cast<int32_t>(i), "merge_in_place: node ", b.node,
+                 " is in place of a later buffer");
+    if (b.in_place_of < 0) {
+      chain[i] = m.scratch.size();
+      m.scratch.push_back(BufferLife{b.node, b.bytes, b.first, b.last});
+    } else {
+      chain[i] = chain[b.in_place_of];
+      BufferLife& c = m.scratch[chain[i]];
+      c.last = std::max(c.last, b.last);
+    }
+  }
+  if (chain_of) *chain_of = std::move(chain);
+  return m;
+}
+
+int64_t lower_bound(const Liveness& lives, int64_t alignment) {
+  Liveness l = merge_in_place(lives);
   // Alive-bytes per step by a difference array over the lives.
   std::vector<int64_t> delta(static_cast<size_t>(l.steps) + 1, 0);
   for (const BufferLife& b : l.scratch) {

@@ -113,7 +113,15 @@ void heap_best_fit(const Liveness& l, MemoryPlan& p) {
 
 }  // namespace
 
-MemoryPlan plan_memory(const Liveness& l, const PlanOptions& options) {
+MemoryPlan plan_memory(const Liveness& lives, const PlanOptions& options) {
+  if (!options.in_place) {
+    Liveness separate = lives;
+    for (BufferLife& b : separate.scratch) b.in_place_of = -1;
+    return plan_memory(merge_in_place(separate), {options.alignment, options.strategy, true});
+  }
+  // Each in-place chain is placed as one buffer, then every member gets its offset.
+  std::vector<size_t> chain_of;
+  Liveness l = merge_in_place(lives, &chain_of);
   BRAZE_ASSERT(options.alignment > 0 && (options.alignment & (options.alignment - 1)) == 0,
                "plan_memory: alignment ", options.alignment, " is not a power of two");
   MemoryPlan p;
@@ -129,6 +137,10 @@ MemoryPlan plan_memory(const Liveness& l, const PlanOptions& options) {
     case Strategy::GreedyBySize: greedy_by_size(l, p); break;
     case Strategy::HeapBestFit: heap_best_fit(l, p); break;
   }
+  std::vector<Placement> chains = std::move(p.buffers);
+  p.buffers.clear();
+  for (size_t i = 0; i < lives.scratch.size(); ++i)
+    p.buffers.push_back(Placement{lives.scratch[i].node, chains[chain_of[i]].offset, chains[chain_of[i]].bytes});
   return p;
 }
 

@@ -31,6 +31,9 @@ struct PlanOptions {
   // (64); the GPU wants at least 256.
   int64_t alignment = 64;
   Strategy strategy = kDefaultStrategy;
+  // Write outputs over dead inputs where the lives allow it (Note [In-place
+  // outputs]); off only to measure what it saves.
+  bool in_place = true;
 };
 
 struct Placement {

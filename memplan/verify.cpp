@@ -14,6 +14,15 @@ std::string describe(const BufferLife& b, const Placement& at) {
                         at.offset + b.bytes, "))");
 }
 
+// The one overlap Note [In-place outputs] allows: `later` is written over
+// `earlier` in place, at the same offset with the same bytes, and
+// `earlier`'s last read is the step that writes `later`.
+bool in_place_pair(const Liveness& l, const MemoryPlan& p, size_t earlier, size_t later) {
+  const BufferLife &a = l.scratch[earlier], &b = l.scratch[later];
+  if (b.in_place_of != static_cast<int32_t>(earlier)) return false;
+  return a.last == b.first && a.bytes == b.bytes && p.buffers[earlier].offset == p.buffers[later].offset;
+}
+
 }  // namespace
 
 std::string plan_problem(const Liveness& l, const MemoryPlan& p) {
@@ -32,6 +41,8 @@ std::string plan_problem(const Liveness& l, const MemoryPlan& p) {
       return detail::concat(describe(b, at), " ends past the arena of ", p.arena_bytes, " bytes");
     if (std::binary_search(l.user_visible.begin(), l.user_visible.end(), b.node))
       return detail::concat(describe(b, at), " is user-visible (a graph input or output) but placed in the arena");
+    if (b.in_place_of >= static_cast<int32_t>(i))
+      return detail::concat(describe(b, at), " is in place of scratch buffer ", b.in_place_of, ", not an earlier one");
   }
   // Sweep by first step: each buffer is checked against those born no later
   // that are still alive when it is born. Zero-size buffers occupy nothing.
@@ -46,7 +57,7 @@ std::string plan_problem(const Liveness& l, const MemoryPlan& p) {
     int64_t lo = p.buffers[i].offset, hi = lo + b.bytes;
     for (size_t j : alive) {
       int64_t lo2 = p.buffers[j].offset, hi2 = lo2 + l.scratch[j].bytes;
-      if (lo < hi2 && lo2 < hi)
+      if (lo < hi2 && lo2 < hi && !in_place_pair(l, p, j, i))
         return detail::concat(describe(l.scratch[j], p.buffers[j]), " and ", describe(b, p.buffers[i]),
                               " are alive together at step ", b.first, " and overlap in the arena");
     }

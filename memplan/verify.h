@@ -14,7 +14,9 @@ namespace braze::memplan {
 //   - each reserves at least the buffer's bytes;
 //   - offsets are multiples of the plan's alignment;
 //   - every buffer ends inside the arena;
-//   - no two buffers whose lives overlap share a byte;
+//   - no two buffers whose lives overlap share a byte, except an output
+//     written over its dead input in place (Note [In-place outputs]: equal
+//     offsets and bytes, the input's life ending where the output's begins);
 //   - no user-visible buffer (graph input or output) is in the arena.
 std::string plan_problem(const Liveness& l, const MemoryPlan& p);
 

@@ -1,5 +1,6 @@
 #include "runtime/execute.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <unordered_map>
@@ -42,7 +43,7 @@ class Executor {
     for (size_t k = 0; k < s_.steps.size(); ++k) {
       const Step& step = s_.steps[k];
       auto start = std::chrono::steady_clock::now();
-      if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group);
+      if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group, p_.library[k]);
       else kernel(step, p_.kernels[k].get());
       if (step_ns_)
         step_ns_->push_back(
@@ -146,20 +147,15 @@ class Executor {
 
   // A matmul/conv2d with its epilogue: oneDNN where it takes the call
   // (jit_cpu/dnn.h), else the reference interpreter, counted.
-  void library_call(const FusedGroup& group) {
+  // The primitive was looked up once, in prepare().
+  void library_call(const FusedGroup& group, const dnn::Prepared& r) {
     const Graph& g = s_.graph;
     NodeId o = group.outputs[0];
     auto buffer = [&](NodeId b) -> const Array& { return buffers_.at(b); };
     Stats& stats = Runtime::get().stats();
-    dnn::Prepared r = p_.mode == KernelMode::Generated ? dnn::prepare(g, group) : dnn::Prepared{"interpreted"};
     if (r.why_not.empty()) {
       Array out = allocate(g[o].dtype, g[o].shape(), o);
       dnn::run(r, g, group, buffer, out);
-      if (r.created) stats.library_primitives_created.fetch_add(1, std::memory_order_relaxed);
-      if (r.scratch_bytes > 0) {  // the primitive's scratchpad, allocated once with it
-        stats.allocations.fetch_add(1, std::memory_order_relaxed);
-        stats.bytes_allocated.fetch_add(r.scratch_bytes, std::memory_order_relaxed);
-      }
       buffers_[o] = std::move(out);
       return;
     }
@@ -208,26 +204,57 @@ void plan_arena(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) 
   Runtime::get().stats().arena_bytes.fetch_add(p.plan.arena_bytes, std::memory_order_relaxed);
   p.offset.assign(s.graph.size(), -1);
   p.dying.resize(s.steps.size());
+  // An input an output took over in place holds that output after its last
+  // read: not poisoned (Note [In-place outputs]).
+  std::vector<bool> taken_over(p.lives.scratch.size(), false);
+  for (const memplan::BufferLife& b : p.lives.scratch)
+    if (b.in_place_of >= 0) taken_over[b.in_place_of] = true;
   for (size_t i = 0; i < p.plan.buffers.size(); ++i) {
     const memplan::Placement& b = p.plan.buffers[i];
     p.offset[b.node] = b.offset;
+    if (taken_over[i]) continue;
     // The buffer's own bytes, not its padding: the verifier vouches for those only.
     p.dying[p.lives.scratch[i].last].push_back({b.node, b.offset, p.lives.scratch[i].bytes});
   }
 }
 
+std::atomic<int64_t> library_lookup_count{0};
+
+// A library call's primitive, found or created in oneDNN's cache once per
+// program instead of once per run (Note [oneDNN primitives]).
+dnn::Prepared prepare_library_call(const Graph& g, const FusedGroup& group) {
+  library_lookup_count.fetch_add(1, std::memory_order_relaxed);
+  dnn::Prepared r = dnn::prepare(g, group);
+  Stats& stats = Runtime::get().stats();
+  if (r.created) stats.library_primitives_created.fetch_add(1, std::memory_order_relaxed);
+  if (r.scratch_bytes > 0) {  // the primitive's scratchpad, allocated once with it
+    stats.allocations.fetch_add(1, std::memory_order_relaxed);
+    stats.bytes_allocated.fetch_add(r.scratch_bytes, std::memory_order_relaxed);
+  }
+  return r;
+}
+
 }  // namespace
+
+int64_t library_lookups() { return library_lookup_count.load(std::memory_order_relaxed); }
 
 Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate) {
   Prepared p;
   p.mode = mode;
   p.memory = memory;
   p.kernels.resize(s.steps.size());
+  p.library.resize(s.steps.size());
+  for (size_t k = 0; k < s.steps.size(); ++k)
+    if (s.steps[k].group.kind == FusedGroup::Kind::Library && mode != KernelMode::Generated)
+      p.library[k].why_not = "interpreted";
   if (mode == KernelMode::Generated) {
     Runtime& rt = Runtime::get();
     for (size_t k = 0; k < s.steps.size(); ++k) {
       const Step& step = s.steps[k];
-      if (step.group.kind == FusedGroup::Kind::Library) continue;
+      if (step.group.kind == FusedGroup::Kind::Library) {
+        p.library[k] = prepare_library_call(s.graph, step.group);
+        continue;
+      }
       jit::Lookup found = jit::KernelCache::get().find_or_compile(step.spec, rt.cpu_isa());
       if (found.hit) rt.stats().cache_hits_memory.fetch_add(1, std::memory_order_relaxed);
       if (!found.hit && rt.dumper().enabled()) rt.dumper().kernel(s, step, found, rt.cpu_isa());  // Note [Dump files]

@@ -7,6 +7,7 @@
 
 #include "fusion/schedule.h"
 #include "graph/array.h"
+#include "jit_cpu/dnn.h"
 #include "jit_cpu/kernel.h"
 #include "memplan/plan.h"
 
@@ -40,6 +41,11 @@ struct Prepared {
   // Per step: the generated kernel; null for library calls and for specs
   // that run on the spec interpreter.
   std::vector<std::shared_ptr<const jit::CompiledKernel>> kernels;
+  // Per step: a library call's oneDNN primitive, looked up once here like
+  // the kernels (why_not says when the reference interpreter runs it
+  // instead); default for kernel steps. The entry lives in the process-wide
+  // primitive cache, which never drops one, so the handle stays valid.
+  std::vector<dnn::Prepared> library;
   memplan::Liveness lives;  // with the arena only
   memplan::MemoryPlan plan;
   Array arena;                                          // plan.arena_bytes; empty when nothing is shared
@@ -63,6 +69,10 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
 std::vector<Array> run_prepared(const Schedule& s, Prepared& p, std::span<const Array> inputs,
                                 const ArrayAllocator& allocate, std::span<const Array> out = {},
                                 std::vector<int64_t>* step_ns = nullptr);
+
+// How many times prepare() has looked a library call up in the oneDNN
+// primitive cache, process-wide: a replay adds nothing (tests check it).
+int64_t library_lookups();
 
 // prepare + run_prepared, once.
 std::vector<Array> execute(const Schedule& s, std::span<const Array> inputs, const ArrayAllocator& allocate,

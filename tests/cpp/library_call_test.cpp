@@ -11,6 +11,7 @@
 #include "runtime/braze.h"
 #include "runtime/context.h"
 #include "runtime/execute.h"
+#include "runtime/program.h"
 #include "tests/cpp/random_tensor.h"
 
 namespace braze {
@@ -113,6 +114,27 @@ TEST(LibraryCall, APrimitiveIsCreatedOncePerShape) {
   int64_t after = st.library_primitives_created.load();
   execute(s, l.inputs, allocate_array);
   EXPECT_EQ(st.library_primitives_created.load(), after);
+}
+
+TEST(LibraryCall, AProgramLooksItsPrimitivesUpOnceAndReplaysWithoutLookups) {
+  Tensor a = random_tensor({24, 40}, 4), b = random_tensor({40, 12}, 5), bias = random_tensor({12}, 6);
+  Tensor c = random_tensor({12, 8}, 7);
+  Lowered l = lower(std::vector<Tensor>{matmul(relu(matmul(a, b) + bias), c)});
+  int64_t before = library_lookups();
+  Program program(l, KernelMode::Generated, {.arena = true, .poison = true}, allocate_array);
+  ASSERT_EQ(library_lookups() - before, 2) << explain(program.schedule());  // one per library call, when built
+  int64_t built = library_lookups();
+  std::vector<Array> want = reference::evaluate(l.graph, l.inputs, l.graph.outputs);
+  for (int run = 0; run < 3; ++run) {
+    std::vector<Array> inputs = l.inputs;
+    std::vector<Array> got = program.run(inputs, l.scalars, allocate_array);
+    EXPECT_EQ(library_lookups(), built) << "run " << run;
+    ASSERT_EQ(got[0].numel(), want[0].numel());
+    for (int64_t i = 0; i < want[0].numel(); ++i) {
+      double w = load_double(want[0].dtype, want[0].data.get(), i);
+      ASSERT_NEAR(load_double(got[0].dtype, got[0].data.get(), i), w, 1e-4 * (1 + std::abs(w))) << "run " << run;
+    }
+  }
 }
 
 TEST(LibraryCall, ExplainNamesThePostOpsAndWhereTheChainStops) {

@@ -47,6 +47,28 @@ TEST(MemPlanExecute, RandomGraphsGiveTheSameResultsInAPoisonedArena) {
   }
 }
 
+// Generated kernels writing over their inputs in place (Note [In-place
+// outputs]): the machine code must read each element before it stores it.
+TEST(MemPlanExecute, RandomGraphsWithInPlaceOutputsGiveTheSameResultsWhenGenerated) {
+  uint32_t first = testing::fuzz_first(), count = testing::fuzz_graphs(1000);
+  size_t in_place = 0;
+  for (uint32_t seed = first; seed < first + count; ++seed) {
+    std::vector<Array> inputs;
+    Graph g = testing::RandomGraph(seed).build(inputs);
+    Schedule s = make_schedule(g);
+    size_t here = 0;
+    for (const memplan::BufferLife& b : memplan::liveness(s).scratch) here += b.in_place_of >= 0;
+    if (here == 0) continue;
+    in_place += here;
+    expect_arena_equals_plain(s, inputs, KernelMode::Generated, "seed " + std::to_string(seed));
+    if (HasFailure()) return;
+  }
+  std::printf("%zu outputs written in place, generated\n", in_place);
+  if (count >= 1000) {
+    EXPECT_GT(in_place, 0u);
+  }
+}
+
 Tensor random_tensor(Shape shape, uint32_t seed) { return testing::random_tensor(std::move(shape), seed, 0.5f); }
 
 // Library calls between kernels: many intermediates, alive over several

@@ -63,16 +63,21 @@ void check_plans(const Liveness& l, RatioSummary (&summary)[2], const std::strin
 TEST(MemPlanRandomGraphs, EveryPlanVerifies) {
   RatioSummary summary[2];
   uint32_t first = testing::fuzz_first(), count = testing::fuzz_graphs(3000);
-  size_t with_scratch = 0;
+  size_t with_scratch = 0, in_place = 0;
   for (uint32_t seed = first; seed < first + count; ++seed) {
     std::vector<Array> inputs;
     Graph g = testing::RandomGraph(seed).build(inputs);
     Liveness l = liveness(make_schedule(g));
     with_scratch += !l.scratch.empty();
+    for (const BufferLife& b : l.scratch) in_place += b.in_place_of >= 0;
     check_plans(l, summary, "seed " + std::to_string(seed));
     if (HasFatalFailure()) return;
   }
-  std::printf("random graphs (%u, %zu with scratch buffers), arena / lower bound:\n", count, with_scratch);
+  std::printf("random graphs (%u, %zu with scratch buffers, %zu outputs in place), arena / lower bound:\n", count,
+              with_scratch, in_place);
+  if (count >= 1000) {
+    EXPECT_GT(in_place, 0u) << "no random graph exercises in-place outputs";
+  }
   for (int s = 0; s < 2; ++s) std::printf("  %-15s %s\n", name(kStrategies[s]), summary[s].line().c_str());
 }
 
@@ -172,14 +177,16 @@ const Workload kWorkloads[] = {
 };
 
 TEST(MemPlanWorkloads, ArenaAgainstLowerBoundAndNoReuse) {
-  std::printf("%-18s %5s %6s %12s %12s  %-22s %-22s\n", "workload", "steps", "bufs", "lower bound", "no reuse",
+  std::printf("%-18s %5s %6s %3s %12s %12s  %-22s %-22s\n", "workload", "steps", "bufs", "inp", "lower bound", "no reuse",
               "greedy_by_size", "heap_best_fit");
   for (const Workload& w : kWorkloads) {
     Tensor root = w.build();
     Liveness l = liveness(make_schedule(lower(std::vector<Tensor>{root}).graph));
     int64_t bound = lower_bound(l, 64), total = no_reuse_bytes(l, 64);
-    std::printf("%-18s %5d %6zu %12lld %12lld", w.name, l.steps, l.scratch.size(), static_cast<long long>(bound),
-                static_cast<long long>(total));
+    int in_place = 0;
+    for (const BufferLife& b : l.scratch) in_place += b.in_place_of >= 0;
+    std::printf("%-18s %5d %6zu %3d %12lld %12lld", w.name, l.steps, l.scratch.size(), in_place,
+                static_cast<long long>(bound), static_cast<long long>(total));
     for (Strategy st : kStrategies) {
       MemoryPlan p = plan_memory(l, {.alignment = 64, .strategy = st});
       verify_plan(l, p);

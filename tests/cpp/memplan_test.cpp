@@ -118,6 +118,44 @@ TEST(MemPlan, BuffersWhoseLivesTouchAtOneStepDoNotShare) {
   for (Strategy st : kStrategies) EXPECT_EQ(plan_memory(l, {.strategy = st}).arena_bytes, 128) << name(st);
 }
 
+// Note [In-place outputs]: a pair the lives mark in place shares one offset.
+TEST(MemPlan, AnInPlaceOutputTakesItsInputsOffset) {
+  BufferLife b{2, 64, 1, 2};
+  b.in_place_of = 0;
+  Liveness l = lives({{1, 64, 0, 1}, b}, 3);
+  EXPECT_EQ(lower_bound(l, 64), 64);
+  for (Strategy st : kStrategies) {
+    MemoryPlan p = plan_memory(l, {.strategy = st});
+    EXPECT_EQ(p.arena_bytes, 64) << name(st);
+    EXPECT_EQ(plan_problem(l, p), "") << name(st);
+    EXPECT_EQ(plan_memory(l, {.strategy = st, .in_place = false}).arena_bytes, 128) << name(st);
+  }
+}
+
+// Squares after matrix products: the element-wise kernel that reads the
+// product at its own index may write over it, one that reads it transposed
+// may not.
+TEST(MemPlanLiveness, FindsExactlyTheSameIndexElementWiseReads) {
+  Graph g;
+  NodeId x = g.input(DType::Float32, {16, 16});
+  NodeId w = g.input(DType::Float32, {16, 16});
+  NodeId m1 = mm(g, x, w);
+  NodeId e = g.apply(Op::Mul, {m1, m1});  // element-wise, same index: in place
+  NodeId m2 = mm(g, e, w);
+  NodeId mt = g.apply(Op::Permute, {m2}, Attr{{1, 0}, {}});
+  NodeId t = g.apply(Op::Mul, {mt, mt});  // transposed read: not in place
+  g.outputs = {mm(g, t, w)};
+  Liveness l = liveness(make_schedule(g));
+  ASSERT_EQ(l.scratch.size(), 4u) << explain(make_schedule(g));
+  EXPECT_EQ(l.scratch[1].in_place_of, 0) << explain(make_schedule(g));
+  EXPECT_EQ(l.scratch[3].in_place_of, -1) << explain(make_schedule(g));
+  MemoryPlan p = plan_memory(l);
+  EXPECT_EQ(plan_problem(l, p), "");
+  EXPECT_EQ(p.buffers[0].offset, p.buffers[1].offset);
+  (void)e;
+  (void)t;
+}
+
 // --- the verifier ---
 
 std::string problem_after(void (*corrupt)(Liveness&, MemoryPlan&)) {
@@ -143,6 +181,28 @@ TEST(MemPlanVerify, NamesEachKindOfBrokenPlan) {
   EXPECT_NE(problem_after([](Liveness&, MemoryPlan& p) { p.buffers.pop_back(); }).find("places 2 buffers"),
             std::string::npos);
   EXPECT_NE(problem_after([](Liveness&, MemoryPlan& p) { p.buffers[2].bytes = 32; }).find("reserves only 32"),
+            std::string::npos);
+  // The touching overlap of 0 and 1 is allowed only when 1 is marked in
+  // place of 0, at the same offset.
+  EXPECT_EQ(problem_after([](Liveness& l, MemoryPlan& p) {
+              l.scratch[1].in_place_of = 0;
+              p.buffers[2].offset = p.buffers[1].offset;  // out of 1's way
+              p.buffers[1].offset = p.buffers[0].offset;
+            }),
+            "");
+  EXPECT_NE(problem_after([](Liveness& l, MemoryPlan& p) {
+              l.scratch[2].in_place_of = 0;  // 0 is dead by step 2: not the input it writes over
+              p.buffers[1].offset = p.buffers[0].offset;
+            }).find("overlap in the arena"),
+            std::string::npos);
+  EXPECT_NE(problem_after([](Liveness& l, MemoryPlan& p) {
+              l.scratch[1].in_place_of = 0;  // in place, but half a buffer up
+              p.buffers[0].offset = 0;
+              p.buffers[1].offset = 32;
+              p.alignment = 32;
+            }).find("overlap in the arena"),
+            std::string::npos);
+  EXPECT_NE(problem_after([](Liveness& l, MemoryPlan&) { l.scratch[0].in_place_of = 1; }).find("not an earlier one"),
             std::string::npos);
   // Buffers 0 and 2 are never alive together: sharing is allowed.
   EXPECT_EQ(problem_after([](Liveness&, MemoryPlan& p) { p.buffers[2].offset = p.buffers[0].offset; }), "");
