@@ -72,6 +72,15 @@ std::filesystem::path DiskCache::default_dir() {
   return std::filesystem::path(home ? home : ".") / ".cache" / "braze";
 }
 
+bool DiskCache::is_entry_file(std::string_view file_name) {
+  return file_name.ends_with(kSuffix) && file_name.find(".tmp.") == std::string_view::npos;
+}
+
+bool DiskCache::is_temporary_file(std::string_view file_name) {
+  size_t at = file_name.find(std::string(kSuffix) + ".tmp.");
+  return at != std::string_view::npos && at > 0;
+}
+
 std::filesystem::path DiskCache::entry_path(std::string_view key) const { return dir_ / (hex128(key) + kSuffix); }
 
 std::vector<std::byte> DiskCache::encode(std::string_view key, std::span<const std::byte> payload, uint32_t version) {
@@ -170,12 +179,12 @@ void DiskCache::evict() {
     std::string name = e.path().filename().string();
     auto time = e.last_write_time(ec);
     if (ec) continue;
-    if (name.find(".tmp.") != std::string::npos) {
+    if (is_temporary_file(name)) {
       // A writer killed mid-write; a live one finishes in well under an hour.
       if (now - time > std::chrono::hours(1)) std::filesystem::remove(e.path(), ec);
       continue;
     }
-    if (!name.ends_with(kSuffix)) continue;
+    if (!is_entry_file(name)) continue;
     uintmax_t size = e.file_size(ec);
     if (ec) continue;
     entries.push_back({time, size, e.path()});

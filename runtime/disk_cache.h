@@ -59,6 +59,14 @@ class DiskCache {
   const std::filesystem::path& dir() const { return dir_; }
   std::filesystem::path entry_path(std::string_view key) const;
 
+  // Which files in a cache directory are braze's: entries (`<hash>.bzk`)
+  // and the temporary files of writers (`<entry>.tmp.<pid>...`). Eviction and
+  // `braze cache clear` touch only these, never another file a user keeps
+  // beside them.
+  static bool is_entry_file(std::string_view file_name);
+  static bool is_temporary_file(std::string_view file_name);
+  int64_t max_bytes() const { return max_bytes_; }
+
   // The bytes an entry file holds (tests write damaged ones with it).
   static std::vector<std::byte> encode(std::string_view key, std::span<const std::byte> payload,
                                        uint32_t version = kDiskFormatVersion);

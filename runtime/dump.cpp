@@ -1,12 +1,16 @@
 #include "runtime/dump.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <system_error>
 
+#include <xxhash.h>
+
 #include "graph/check.h"
+#include "graph/serialize.h"
 #include "jit_cpu/disassemble.h"
 
 namespace braze {
@@ -37,6 +41,8 @@ DumpOptions parse_dump_options(const char* what, const char* dir, std::vector<st
     if (w.empty()) continue;
     if (w == "fused") o.fused = true;
     else if (w == "asm") o.assembly = true;
+    else if (w == "graph") o.graph = true;
+    else if (w == "plan") o.plan = true;
     else unknown.push_back(w);
   }
   return o;
@@ -46,7 +52,7 @@ DumpOptions dump_options_from_env() {
   std::vector<std::string> unknown;
   DumpOptions o = parse_dump_options(std::getenv("BRAZE_DUMP"), std::getenv("BRAZE_DUMP_DIR"), unknown);
   BRAZE_CHECK(unknown.empty(), "BRAZE_DUMP: '", unknown.empty() ? "" : unknown.front(),
-              "' is not something braze can dump; expected a comma-separated list of: fused, asm");
+              "' is not something braze can dump; expected a comma-separated list of: ", kDumpWords);
   return o;
 }
 
@@ -78,6 +84,18 @@ std::string asm_text(const KernelKey& key, const jit::Lookup& found, jit::Isa is
   return out;
 }
 
+std::string plan_text(const Schedule& s, const memplan::Liveness& l, const memplan::MemoryPlan& p) {
+  std::ostringstream out;
+  out << s.steps.size() << " step(s):\n";
+  for (size_t k = 0; k < s.steps.size(); ++k) {
+    out << "  step " << k << ":";
+    for (NodeId o : s.steps[k].group.outputs) out << " " << info(s.graph[o].op).name << "#" << o;
+    out << "\n";
+  }
+  out << memplan::to_string(l, p);
+  return out.str();
+}
+
 void Dumper::configure(DumpOptions options) {
   std::lock_guard<std::mutex> lock(mu_);
   enabled_.store(options.any(), std::memory_order_relaxed);
@@ -101,6 +119,21 @@ void Dumper::kernel(const Schedule& s, const Step& step, const jit::Lookup& foun
   if (!enabled()) return;  // a write failed meanwhile
   if (o.fused && !write(o.dir / (key.hex() + ".fused.txt"), fused)) return;
   if (o.assembly) write(o.dir / asm_file_name(key, isa), assembly);
+}
+
+void Dumper::program(const Graph& graph, const Schedule& s, const memplan::Liveness& l,
+                     const memplan::MemoryPlan& p) {
+  if (!enabled()) return;
+  DumpOptions o = options();
+  if (!o.graph && !o.plan) return;
+  std::string json = graph_to_json(graph, {});
+  char name[17];
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(XXH3_64bits(json.data(), json.size())));
+  std::string plan = o.plan ? plan_text(s, l, p) : "";
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!enabled()) return;
+  if (o.graph && !write(o.dir / (std::string(name) + ".graph.json"), json + "\n")) return;
+  if (o.plan) write(o.dir / (std::string(name) + ".plan.txt"), plan);
 }
 
 bool Dumper::write(const std::filesystem::path& path, const std::string& text) {

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "fusion/schedule.h"
+#include "graph/graph.h"
+#include "memplan/plan.h"
 #include "jit_cpu/kernel_cache.h"
 
 namespace braze {
@@ -25,6 +27,15 @@ namespace braze {
 //                            constant pool as data words; for a kernel the
 //                            generator cannot emit yet, a note saying why it
 //                            runs on the spec interpreter instead
+// and one file of each kind per new program (a lowered graph realize has
+// not seen before; replays write nothing), named by a hash of the graph's
+// JSON, so again stable between runs:
+//   graph: <hash>.graph.json the lowered graph (graph/serialize.h's format,
+//                            structure only: no input data), loadable by
+//                            `braze graph|fuse|kernels|plan FILE`
+//   plan:  <hash>.plan.txt   the program's steps and memory plan (each
+//                            intermediate's live steps, bytes and arena
+//                            offset), the text `braze plan` prints
 // Files are written when the kernel cache compiles a kernel, not on cache
 // hits, so a loop dumps its kernels once; a later run overwrites them.
 // Dumping happens where kernels are compiled, so BRAZE_BACKEND=reference
@@ -32,9 +43,14 @@ namespace braze {
 struct DumpOptions {
   bool fused = false;
   bool assembly = false;
+  bool graph = false;
+  bool plan = false;
   std::filesystem::path dir = "braze_dump";
-  bool any() const { return fused || assembly; }
+  bool any() const { return fused || assembly || graph || plan; }
 };
+
+// The words BRAZE_DUMP accepts, in the order an error lists them.
+inline constexpr const char* kDumpWords = "fused, asm, graph, plan";
 
 // `what` and `dir` are the variables' values (null: unset). Words of `what`
 // that name nothing to dump are appended to `unknown`.
@@ -58,6 +74,10 @@ class Dumper {
   // just compiled into `found`. Thread-safe. A failure to write is a warning
   // on stderr and turns dumping off: it must never fail a realize.
   void kernel(const Schedule& s, const Step& step, const jit::Lookup& found, jit::Isa isa);
+  // Writes the files for a program just made from `graph` (the lowered
+  // graph) with schedule `s`, liveness `l` and memory plan `p`. Thread-safe;
+  // a failed write turns dumping off, as for kernels.
+  void program(const Graph& graph, const Schedule& s, const memplan::Liveness& l, const memplan::MemoryPlan& p);
 
  private:
   bool write(const std::filesystem::path& path, const std::string& text);  // under mu_
@@ -70,5 +90,8 @@ class Dumper {
 // The text of the files, for tests.
 std::string fused_text(const Schedule& s, const Step& step, const jit::Lookup& found, jit::Isa isa);
 std::string asm_text(const KernelKey& key, const jit::Lookup& found, jit::Isa isa);
+// The steps (each by the nodes it writes, "Exp#2") and then the memory plan
+// (memplan::to_string): the text of `braze plan` and of plan dumps.
+std::string plan_text(const Schedule& s, const memplan::Liveness& l, const memplan::MemoryPlan& p);
 
 }  // namespace braze

@@ -1,6 +1,7 @@
 #include "runtime/program.h"
 
 #include "graph/check.h"
+#include "runtime/context.h"
 
 namespace braze {
 
@@ -25,6 +26,9 @@ Schedule program_schedule(const Graph& g) {
 Program::Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate)
     : schedule_(program_schedule(lowered.graph)) {
   prepared_ = prepare(schedule_, mode, memory, allocate);
+  // Made once per structure, so a loop dumps its program once (Note [Dump files]).
+  if (Dumper& dump = Runtime::get().dumper(); dump.enabled())
+    dump.program(lowered.graph, schedule_, prepared_.lives, prepared_.plan);
   params_.resize(lowered.graph.inputs().size());
   for (const ScalarParam& p : lowered.scalars) params_[p.input] = allocate(p.dtype, {});
 }

@@ -107,6 +107,12 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
   CLI::App* doctor_cmd = app.add_subcommand("doctor", "what this machine offers braze: CPU, CUDA libraries, caches");
   add_format(doctor_cmd, format, {"text", "json"});
 
+  CLI::App* cache = app.add_subcommand("cache", "the kernel caches: where, how big, healthy; `cache clear` empties");
+  add_format(cache, format, {"text", "json"});
+  cache->require_subcommand(0, 1);
+  CLI::App* cache_clear = cache->add_subcommand("clear", "remove braze's entries from the disk cache");
+  add_format(cache_clear, format, {"text", "json"});
+
   // CLI11 would call an unknown first word a missing subcommand; name it.
   std::string known;
   for (const CLI::App* sub : app.get_subcommands({})) known += (known.empty() ? "" : ", ") + sub->get_name();
@@ -130,6 +136,8 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
     else if (run->parsed()) run_graph(load_source(src), run_options, out);
     else if (plan->parsed()) show_plan(load_source(src), plan_options, out);
     else if (doctor_cmd->parsed()) doctor(format, out);
+    else if (cache_clear->parsed()) clear_cache(format, out);
+    else if (cache->parsed()) show_cache(format, out);
     return 0;
   } catch (const std::exception& e) {
     err << "braze: " << one_line(e.what()) << "\n";

@@ -57,4 +57,14 @@ void show_plan(const GraphSource& src, const PlanOptions& options, std::ostream&
 // caches. format: text, json.
 void doctor(const std::string& format, std::ostream& out);
 
+// `braze cache`: the disk cache's directory (and which variable chose it),
+// entries, bytes, size bound and whether it is writable; this process's
+// in-memory caches and hit counts. An unreadable cache path, or one that is
+// not a directory, is an error. format: text, json.
+void show_cache(const std::string& format, std::ostream& out);
+
+// `braze cache clear`: removes braze's entry files (and writers' leftover
+// temporaries) from the disk cache, nothing else, and says how many.
+void clear_cache(const std::string& format, std::ostream& out);
+
 }  // namespace braze::cli

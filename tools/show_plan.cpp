@@ -9,6 +9,7 @@
 #include "graph/check.h"
 #include "memplan/plan.h"
 #include "memplan/verify.h"
+#include "runtime/dump.h"
 #include "runtime/lower.h"
 #include "tools/commands.h"
 #include "tools/node_names.h"
@@ -58,13 +59,7 @@ void show_plan(const GraphSource& src, const PlanOptions& options, std::ostream&
     out << to_json(s, l, p).dump(1) << "\n";
     return;
   }
-  out << s.steps.size() << " step(s):\n";
-  for (size_t k = 0; k < s.steps.size(); ++k) {
-    out << "  step " << k << ":";
-    for (NodeId o : s.steps[k].group.outputs) out << " " << node_name(s.graph, o);
-    out << "\n";
-  }
-  out << memplan::to_string(l, p);
+  out << plan_text(s, l, p);  // what BRAZE_DUMP=plan writes
 }
 
 }  // namespace braze::cli

@@ -12,11 +12,14 @@
 
 #include <unistd.h>
 
+#include "graph/serialize.h"
 #include "jit_cpu/disassemble.h"
+#include "memplan/liveness.h"
 #include "runtime/braze.h"
 #include "runtime/context.h"
 #include "runtime/dump.h"
 #include "runtime/lower.h"
+#include "runtime/program.h"
 
 namespace braze {
 namespace {
@@ -116,6 +119,11 @@ TEST(DumpOptions, CommaListAndDirectory) {
   EXPECT_EQ(unknown, std::vector<std::string>{"bogus"});
 
   unknown.clear();
+  o = parse_dump_options("plan,graph", nullptr, unknown);
+  EXPECT_TRUE(o.graph && o.plan && o.any());
+  EXPECT_FALSE(o.fused || o.assembly);
+  EXPECT_TRUE(unknown.empty());
+
   o = parse_dump_options(nullptr, "/tmp/x", unknown);
   EXPECT_FALSE(o.any());
   EXPECT_EQ(o.dir, std::filesystem::path("/tmp/x"));
@@ -236,6 +244,31 @@ TEST_F(RealizeDumpTest, SoftmaxDumpsItsKernelOnceWithOpsAndAssembly) {
   // The same program again is a cache hit: nothing is written.
   std::filesystem::remove_all(dir_);
   realize({softmax_input()});
+  EXPECT_FALSE(std::filesystem::exists(dir_));
+}
+
+TEST_F(RealizeDumpTest, ANewProgramDumpsItsGraphAndPlanOnce) {
+  Runtime::get().dumper().configure(DumpOptions{.graph = true, .plan = true, .dir = dir_});
+  Tensor x = from_vector<float>(std::vector<float>(64 * 128, 0.5f), {64, 128});
+  Tensor w = from_vector<float>(std::vector<float>(128 * 128, 0.01f), {128, 128});
+  realize({matmul(exp(matmul(exp(x), w)), w)});
+  std::map<std::string, std::string> files = files_in(dir_);
+  ASSERT_EQ(files.size(), 2u);
+  std::string graph_file = files.begin()->first, plan = std::next(files.begin())->second;
+  ASSERT_TRUE(graph_file.ends_with(".graph.json")) << graph_file;
+  // The graph reloads (the format braze graph FILE reads) and plans to the
+  // text that was dumped: the dump is what `braze plan` prints.
+  SavedGraph saved = load_graph_file((dir_ / graph_file).string());
+  EXPECT_EQ(saved.graph.outputs.size(), 1u);
+  Schedule s = program_schedule(saved.graph);
+  memplan::Liveness l = memplan::liveness(s);
+  EXPECT_EQ(plan, plan_text(s, l, memplan::plan_memory(l)));
+  EXPECT_NE(plan.find("4 step(s):"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("arena 65536 B, lower bound 65536 B, no reuse 98304 B"), std::string::npos) << plan;
+
+  // A replay of the same structure writes nothing.
+  std::filesystem::remove_all(dir_);
+  realize({matmul(exp(matmul(exp(x), w)), w)});
   EXPECT_FALSE(std::filesystem::exists(dir_));
 }
 

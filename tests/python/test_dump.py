@@ -1,8 +1,10 @@
-"""BRAZE_DUMP=fused,asm with BRAZE_DUMP_DIR, and BRAZE_LOG (Note [Dump files] in
+"""BRAZE_DUMP=fused,asm,graph,plan with BRAZE_DUMP_DIR, and BRAZE_LOG (Note [Dump files] in
 runtime/dump.h). braze reads the environment once per process, so each
 case runs in a fresh interpreter."""
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -26,13 +28,13 @@ PROGRAM = textwrap.dedent("""
 """)
 
 
-def run(tmp_path, dump, dump_dir):
+def run(tmp_path, dump, dump_dir, program=PROGRAM):
     path = os.pathsep.join(p for p in (BRAZE_PATH, os.environ.get("PYTHONPATH")) if p)
     env = dict(os.environ, BRAZE_DUMP_DIR=str(dump_dir), BRAZE_BACKEND="cpu", PYTHONPATH=path)
     env.pop("BRAZE_DUMP", None)
     if dump is not None:
         env["BRAZE_DUMP"] = dump
-    return subprocess.run([sys.executable, "-c", PROGRAM], env=env, cwd=tmp_path, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", program], env=env, cwd=tmp_path, capture_output=True, text=True,
                           timeout=120)
 
 
@@ -78,7 +80,7 @@ def test_unknown_dump_word_is_an_error_listing_the_known_ones(tmp_path):
     r = run(tmp_path, "fused,bogus", out)
     assert r.returncode != 0
     assert "ValueError: BRAZE_DUMP: 'bogus' is not something braze can dump" in r.stderr, r.stderr
-    assert "fused, asm" in r.stderr, r.stderr
+    assert "fused, asm, graph, plan" in r.stderr, r.stderr
     assert not out.exists()
 
 
@@ -134,3 +136,50 @@ def test_nothing_is_written_when_braze_dump_is_unset(tmp_path):
         assert r.returncode == 0, r.stderr
         assert not (tmp_path / "dump").exists()
         assert not (tmp_path / "braze_dump").exists()
+
+
+# Three realizes of one structure: one program, made once, replayed twice.
+MLP = textwrap.dedent("""
+    import numpy as np
+    import braze as bz
+    x = bz.tensor(np.full((64, 128), 0.5, dtype=np.float32))
+    w = bz.tensor(np.full((128, 128), 0.01, dtype=np.float32))
+    for _ in range(3):
+        (bz.exp(bz.exp(x) @ w) @ w).numpy()
+""")
+
+
+def test_graph_dump_writes_each_new_programs_lowered_graph_once(tmp_path):
+    out = tmp_path / "dump"
+    r = run(tmp_path, "graph", out, MLP)
+    assert r.returncode == 0, r.stderr
+    files = list(out.iterdir())
+    assert len(files) == 1 and files[0].name.endswith(".graph.json"), files
+    saved = json.loads(files[0].read_text())   # docs/graph-format.md, structure only
+    assert [n["op"] for n in saved["nodes"]].count("MatMul") == 2
+    assert [n["op"] for n in saved["nodes"]].count("Input") == 2
+    assert len(saved["outputs"]) == 1
+
+    # PROGRAM makes three programs (softmax, i * i, both at once).
+    r = run(tmp_path, "graph", tmp_path / "three")
+    assert r.returncode == 0, r.stderr
+    assert len(list((tmp_path / "three").glob("*.graph.json"))) == 3
+
+
+def test_plan_dump_is_what_braze_plan_prints(tmp_path):
+    out = tmp_path / "dump"
+    r = run(tmp_path, "plan,graph", out, MLP)
+    assert r.returncode == 0, r.stderr
+    plans = list(out.glob("*.plan.txt"))
+    graphs = list(out.glob("*.graph.json"))
+    assert len(plans) == 1 and len(graphs) == 1
+    assert plans[0].name.split(".")[0] == graphs[0].name.split(".")[0]
+    plan = plans[0].read_text()
+    assert plan.startswith("4 step(s):\n  step 0: Exp#"), plan
+    assert "3 scratch buffer(s) over 4 step(s)" in plan, plan
+    assert "arena 65536 B, lower bound 65536 B, no reuse 98304 B" in plan, plan
+    cli = shutil.which("braze") or os.path.join(os.path.dirname(BRAZE_PATH), "tools", "braze")
+    if os.path.exists(cli):                     # beside the build, or installed with the package
+        printed = subprocess.run([cli, "plan", str(graphs[0])], capture_output=True, text=True, timeout=60)
+        assert printed.returncode == 0, printed.stderr
+        assert printed.stdout == plan
