@@ -54,6 +54,15 @@ const NvrtcApi& nvrtc() {
   return s.api;
 }
 
+bool nvrtc_available() {
+  try {
+    nvrtc();
+    return true;
+  } catch (const CudaUnavailable&) {
+    return false;
+  }
+}
+
 void check_nvrtc(nvrtcResult r, const char* call, const std::string& where) {
   if (r == NVRTC_SUCCESS) return;
   // nvrtcGetErrorString returns the enumerator's name ("NVRTC_ERROR_COMPILATION").

@@ -26,6 +26,10 @@ struct NvrtcApi {
 // CUDA kernels on any machine that has it. Thread-safe.
 const NvrtcApi& nvrtc();
 
+// Whether nvrtc() loads here: what decides if a test that compiles CUDA
+// runs or skips.
+bool nvrtc_available();
+
 // Throws CudaError for a failed NVRTC call, with NVRTC's text for the code.
 void check_nvrtc(nvrtcResult r, const char* call, const std::string& where);
 

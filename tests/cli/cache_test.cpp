@@ -15,25 +15,16 @@
 #include <sstream>
 
 #include "runtime/disk_cache.h"
-#include "tools/cli.h"
+#include "tests/cli/run_cli.h"
 
 namespace braze {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = cli::run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-bool one_line(const std::string& s) { return !s.empty() && s.back() == '\n' && std::count(s.begin(), s.end(), '\n') == 1; }
+using Result = testing::CliResult;
+using testing::cli;
+using testing::one_line;
 
 std::vector<std::byte> bytes(size_t n, uint8_t fill) { return std::vector<std::byte>(n, std::byte{fill}); }
 

@@ -7,21 +7,14 @@
 
 #include "jit_cuda/cuda_error.h"
 #include "jit_cuda/nvrtc_api.h"
-#include "tools/cli.h"
+#include "tests/cli/run_cli.h"
 
 namespace braze {
 namespace {
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = cli::run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using Result = testing::CliResult;
+using testing::cli;
+using testing::one_line;
 
 std::vector<std::string> softmax_args(std::vector<std::string> extra) {
   std::vector<std::string> a = {"kernels", "--target", "cuda", "--expr", "softmax(x, axis=-1)", "--input",
@@ -30,14 +23,6 @@ std::vector<std::string> softmax_args(std::vector<std::string> extra) {
   return a;
 }
 
-bool have_nvrtc() {
-  try {
-    cuda::nvrtc();
-    return true;
-  } catch (const cuda::CudaUnavailable&) {
-    return false;
-  }
-}
 
 TEST(CliCuda, KernelsShowsTheCudaSourceOfSoftmaxAsOneBlockPerRowKernel) {
   Result r = cli(softmax_args({}));
@@ -51,7 +36,7 @@ TEST(CliCuda, KernelsShowsTheCudaSourceOfSoftmaxAsOneBlockPerRowKernel) {
 }
 
 TEST(CliCuda, KernelsCompilesToCubinAndPtxWithoutAGpu) {
-  if (!have_nvrtc()) GTEST_SKIP() << "no libnvrtc on this machine";
+  if (!cuda::nvrtc_available()) GTEST_SKIP() << "no libnvrtc on this machine";
   for (std::string arch : {"sm_80", "sm_90"}) {
     Result r = cli(softmax_args({"--emit", "cubin", "--arch", arch, "--format", "json"}));
     ASSERT_EQ(r.code, 0) << r.err;
@@ -82,7 +67,7 @@ TEST(CliCuda, BadOptionsAreOneLineErrors) {
       {softmax_args({"--isa", "avx2"}), 1, "--isa applies to --target cpu"},
       {{"kernels", "--expr", "exp(x)", "--input", "x:f32[4]", "--emit", "ptx"}, 1, "--target cuda"},
   };
-  if (have_nvrtc()) {
+  if (cuda::nvrtc_available()) {
     cases.push_back({softmax_args({"--arch", "sm_70"}), 1, "need sm_80 or later"});
     cases.push_back({softmax_args({"--arch", "hopper"}), 1, "bad CUDA architecture 'hopper'"});
     cases.push_back({softmax_args({"--emit", "cubin", "--arch", "sm_999"}), 1, "cannot compile for sm_999"});
@@ -110,7 +95,7 @@ TEST(CliCuda, DoctorListsEveryCudaLibraryWithItsOverride) {
     }
   }
   EXPECT_EQ(names, (std::vector<std::string>{"libcuda", "libnvrtc", "libcublasLt", "libcudnn"}));
-  if (have_nvrtc()) {
+  if (cuda::nvrtc_available()) {
     EXPECT_EQ(j["cuda"][1]["version"], cuda::nvrtc().version());
   }
   ::setenv("BRAZE_LIBCUDNN", "/nonexistent/libcudnn.so", 1);

@@ -15,23 +15,14 @@
 #include "jit_cpu/disassemble.h"
 #include "runtime/braze.h"
 #include "runtime/lower.h"
-#include "tools/cli.h"
+#include "tests/cli/run_cli.h"
 
 namespace braze {
 namespace {
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result cli(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = cli::run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-bool one_line(const std::string& s) { return !s.empty() && s.back() == '\n' && std::count(s.begin(), s.end(), '\n') == 1; }
+using Result = testing::CliResult;
+using testing::cli;
+using testing::one_line;
 
 class CliTest : public ::testing::Test {
  protected:

@@ -23,14 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool have_nvrtc() {
-  try {
-    cuda::nvrtc();
-    return true;
-  } catch (const cuda::CudaUnavailable&) {
-    return false;
-  }
-}
 
 KernelSpec softmax_spec() {
   Schedule s = make_schedule(lower(std::vector<Tensor>{softmax(testing::random_tensor({64, 1000}, 1))}).graph);
@@ -44,7 +36,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 class CubinCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!have_nvrtc()) GTEST_SKIP() << "no libnvrtc on this machine";
+    if (!cuda::nvrtc_available()) GTEST_SKIP() << "no libnvrtc on this machine";
     dir_ = fs::path(::testing::TempDir()) / ("braze_cubin_cache_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
   }

@@ -66,17 +66,9 @@ TEST(JitCudaLoading, ErrorNamesCallLibraryCodeAndPlace) {
   EXPECT_EQ(e.library(), "libcuda");
 }
 
-bool have_nvrtc() {
-  try {
-    nvrtc();
-    return true;
-  } catch (const CudaUnavailable&) {
-    return false;
-  }
-}
 
 TEST(JitCudaLoading, NvrtcLoadsAndReportsItsVersion) {
-  if (!have_nvrtc()) GTEST_SKIP() << "no libnvrtc on this machine";
+  if (!nvrtc_available()) GTEST_SKIP() << "no libnvrtc on this machine";
   const NvrtcApi& api = nvrtc();
   EXPECT_GE(api.major, 11);
   EXPECT_FALSE(api.path.empty());
@@ -86,7 +78,7 @@ TEST(JitCudaLoading, NvrtcLoadsAndReportsItsVersion) {
 }
 
 TEST(JitCudaLoading, NvrtcFailureCarriesNvrtcsName) {
-  if (!have_nvrtc()) GTEST_SKIP() << "no libnvrtc on this machine";
+  if (!nvrtc_available()) GTEST_SKIP() << "no libnvrtc on this machine";
   try {
     check_nvrtc(NVRTC_ERROR_COMPILATION, "nvrtcCompileProgram", "compiling kernel k");
     FAIL();

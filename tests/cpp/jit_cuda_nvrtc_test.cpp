@@ -16,14 +16,6 @@
 namespace braze::cuda {
 namespace {
 
-bool have_nvrtc() {
-  try {
-    nvrtc();
-    return true;
-  } catch (const CudaUnavailable&) {
-    return false;
-  }
-}
 
 testing::SpecCollection all_specs() {
   testing::SpecCollection c;
@@ -58,7 +50,7 @@ void compile_or_explain(const std::vector<CudaKernelSource>& batch, int arch, si
 }
 
 TEST(JitCudaNvrtc, EveryTestKernelCompilesForSm80AndSm90) {
-  if (!have_nvrtc()) GTEST_SKIP() << "no libnvrtc on this machine";
+  if (!nvrtc_available()) GTEST_SKIP() << "no libnvrtc on this machine";
   auto t0 = std::chrono::steady_clock::now();
   testing::SpecCollection c = all_specs();
   std::vector<CudaKernelSource> kernels;
