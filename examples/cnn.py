@@ -78,7 +78,7 @@ def main():
     print(f"CNN: batch {N}, {C}x{HW}x{HW} images, conv channels {CHANNELS}, {CLASSES} classes; float32")
     harness.run("cnn", args.iterations,
                 lambda i: (np.random.default_rng(1000 + i).standard_normal((N, C, HW, HW)).astype(np.float32),),
-                lambda x: braze_cnn(bz.tensor(x, device=args.device), bz_convs, bz_fc).numpy(),
+                harness.replaying(braze_cnn, args.device, bz_convs, bz_fc),
                 lambda x: numpy_cnn(x, convs, fc), run_torch, rtol=1e-3, atol=1e-3)
 
 

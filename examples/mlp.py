@@ -63,7 +63,7 @@ def main():
     print(f"MLP classifier: batch {BATCH}, layers {' -> '.join(map(str, SIZES))}; float32")
     harness.run("mlp", args.iterations,
                 lambda i: (np.random.default_rng(1000 + i).standard_normal((BATCH, SIZES[0])).astype(np.float32),),
-                lambda x: braze_mlp(bz.tensor(x, device=args.device), bz_layers).numpy(),
+                harness.replaying(braze_mlp, args.device, bz_layers),
                 lambda x: numpy_mlp(x, layers), run_torch, rtol=1e-4, atol=1e-5)
 
 

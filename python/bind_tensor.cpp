@@ -77,6 +77,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
       .def_prop_ro("T", [](const Tensor& x) { return transpose(x); })
       .def_prop_ro("mT", [](const Tensor& x) { return matrix_transpose(x); })
       .def("_raw_bytes", &raw_bytes)
+      .def("_writable_bytes", &writable_bytes)
       .def("realize", [](const Tensor& x) { realize({x}); return x; })
       .def("item", [](const Tensor& x) -> nb::object {
         if (is_float(x.dtype())) return nb::float_(x.item());

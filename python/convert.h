@@ -79,6 +79,20 @@ inline nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>> raw_bytes(const Tensor
   return nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>(a.data.get(), {a.bytes()}, owner);
 }
 
+// The realized bytes as a writable uint8 array over the tensor's own
+// storage: what bz.copyto writes through (NumPy does the strided copy), so
+// refreshing an input allocates nothing. Host memory only.
+inline nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>> writable_bytes(const Tensor& t) {
+  BRAZE_CHECK(t.is_realized(), "copyto: dst is lazy; only a realized tensor has storage to write into "
+              "(realize it first, or use bz.jit(out=...) to write a result)");
+  BRAZE_CHECK(t.device().str() == "cpu", "copyto: dst is on ", t.device().str(),
+              "; copyto writes host memory only");
+  const Array& a = *t.node()->data;
+  auto* keep = new std::shared_ptr<std::byte[]>(a.data);
+  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<std::byte[]>*>(p); });
+  return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(a.data.get(), {a.bytes()}, owner);
+}
+
 inline Tensor from_bytes(nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> raw,
                   const std::string& dtype, const Shape& shape, std::optional<std::string> device) {
   Array a = allocate_array(parse_dtype(dtype), shape);

@@ -25,6 +25,7 @@ import numpy as _np
 
 from . import _core
 from ._core import Tensor
+from ._copyto import copyto
 from ._jit import jit
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.

@@ -1,0 +1,48 @@
+"""``bz.copyto``: new values into an existing tensor's storage, in place."""
+
+import numpy as np
+
+from . import _core
+from ._core import Tensor
+
+
+def copyto(dst, src):
+    """Writes ``src`` into ``dst``, NumPy's ``np.copyto(dst, src)`` for braze.
+
+    ``dst`` is a realized tensor; its storage is overwritten, nothing is
+    allocated (``bz.stats()["allocations"]`` does not move), so a loop that
+    refreshes its input this way and writes its result with
+    ``bz.jit(out=...)`` allocates nothing per iteration. ``src`` is a NumPy
+    array (any strides) or a braze tensor, lazy or realized, of ``dst``'s
+    dtype and of its shape or one that broadcasts to it; a Python number
+    or list is converted to ``dst``'s dtype. Everything that reads ``dst``
+    from now on sees the new values, as in NumPy: arrays returned earlier
+    by ``dst.numpy()`` and lazy tensors recorded on it.
+    """
+    if not isinstance(dst, Tensor):
+        raise TypeError(f"copyto: dst must be a braze tensor, not {type(dst).__name__}")
+    if isinstance(src, Tensor):
+        _check(dst, src.dtype, src.shape)
+        if src.shape != dst.shape:
+            src = _core.broadcast_to(src, list(dst.shape))
+        _core.assign([dst], [src])  # a realized src is copied; a lazy one is evaluated into dst
+        return
+    is_array = isinstance(src, (np.ndarray, np.generic)) or hasattr(src, "__array__")
+    arr = np.asarray(src) if is_array else np.asarray(src, dtype=dst.dtype)
+    _check(dst, arr.dtype, arr.shape)
+    # A view of dst's own bytes; NumPy copies contiguous data with memcpy
+    # and strided or broadcast data element by element, without a temporary.
+    view = dst._writable_bytes().view(dst.dtype).reshape(dst.shape)
+    np.copyto(view, arr, casting="no")
+
+
+def _check(dst, dtype, shape):
+    if np.dtype(dtype) != dst.dtype:
+        raise ValueError(f"copyto: src is {np.dtype(dtype).name} but dst is {dst.dtype.name}; "
+                         f"convert it first (src.astype(...)), copyto does not cast")
+    try:
+        broadcast = np.broadcast_shapes(tuple(shape), tuple(dst.shape))
+    except ValueError:
+        broadcast = None
+    if broadcast != tuple(dst.shape):
+        raise ValueError(f"copyto: src of shape {tuple(shape)} does not broadcast to dst's shape {tuple(dst.shape)}")
