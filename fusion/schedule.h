@@ -18,6 +18,11 @@ struct Step {
   // group's outputs, in order.
   KernelSpec spec;
   std::vector<NodeId> reads;
+  // Memory the step uses while it runs and never after: a library call's
+  // scratchpad and packed operand (Note [Step workspaces] in
+  // memplan/liveness.h). Only the backend knows the size, so the partition
+  // leaves 0 and the runtime fills it in (size_workspaces, runtime/execute.h).
+  int64_t workspace_bytes = 0;
 };
 
 struct Schedule {

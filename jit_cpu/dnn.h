@@ -10,8 +10,12 @@
 // layout, then reused. Operands are passed with their own strides: x @ w.T
 // hands oneDNN w's transposed layout, nothing is copied. Batch axes that
 // are 1 or broadcast (stride 0) are given as size 1, which oneDNN
-// broadcasts. Scratch memory is the user-mode scratchpad: the cached entry
-// owns a buffer of the size oneDNN asks for, allocated once. What oneDNN
+// broadcasts. Memory a call needs while it runs (oneDNN's user-mode
+// scratchpad, the packed right operand) is not the cached entry's: the
+// entry says how many bytes (workspace_bytes) and each run is handed a
+// workspace, which the runtime places in the program's arena (Note [Step
+// workspaces] in memplan/liveness.h). So a primitive shared by several
+// programs, or run by two threads at once, never shares scratch. What oneDNN
 // refuses (a dtype this CPU lacks, a layout it rejects), or everything when
 // braze is built without oneDNN, runs on the reference interpreter; the
 // reason is what why_not returns, and `braze doctor` says which it is.
@@ -36,17 +40,19 @@ struct Entry;  // a cached primitive (dnn_primitives.cpp)
 // A library group looked up in the primitive cache: the first lookup of a
 // shape creates the primitive (and its scratchpad); later ones find it.
 struct Prepared {
-  std::string why_not;        // "" when oneDNN runs the group; otherwise why not
-  bool created = false;       // this lookup created the primitive
-  int64_t scratch_bytes = 0;  // the scratchpad allocated with it
+  std::string why_not;          // "" when oneDNN runs the group; otherwise why not
+  bool created = false;         // this lookup created the primitive
+  int64_t workspace_bytes = 0;  // what run() needs as `workspace`: the scratchpad and the packed operand
   Entry* entry = nullptr;
 };
 Prepared prepare(const Graph& g, const FusedGroup& group);
 
 // Runs a prepared group (why_not ""): reads each base that
 // library_reads() lists through `buffer`, writes the group's output into
-// `out`, a dense array of its dtype and shape.
+// `out`, a dense array of its dtype and shape, and uses `workspace`
+// (workspace_bytes, 64-byte aligned; null when 0) as its scratch memory,
+// whose contents need not survive between runs.
 void run(const Prepared& p, const Graph& g, const FusedGroup& group,
-         const std::function<const Array&(NodeId)>& buffer, Array& out);
+         const std::function<const Array&(NodeId)>& buffer, Array& out, std::byte* workspace);
 
 }  // namespace braze::dnn

@@ -19,7 +19,8 @@ Prepared prepare(const Graph&, const FusedGroup&) {
   return {"braze was built without oneDNN", false, 0, nullptr};
 }
 
-void run(const Prepared&, const Graph&, const FusedGroup&, const std::function<const Array&(NodeId)>&, Array&) {
+void run(const Prepared&, const Graph&, const FusedGroup&, const std::function<const Array&(NodeId)>&, Array&,
+         std::byte*) {
   BRAZE_ASSERT(false, "dnn::run without oneDNN");
 }
 

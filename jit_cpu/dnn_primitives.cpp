@@ -90,14 +90,14 @@ struct Entry {
   dnnl::primitive primitive;
   std::vector<memory::desc> post_descs;  // per Add post-op
   memory::desc a_md, b_md, out_md, scratch_md;
-  std::unique_ptr<std::byte[]> scratch;  // user-mode scratchpad
-  int64_t scratch_bytes = 0;
   // Note [Packed matmul weights]: a row-major right operand is first
-  // transposed into `packed` (column-major) by a cached reorder primitive.
+  // transposed into a column-major copy by a cached reorder primitive.
   std::optional<dnnl::reorder> pack;
   memory::desc packed_md;
-  std::unique_ptr<std::byte[]> packed;
-  std::mutex running;  // the scratchpad and packed buffers are one each: one run at a time
+  // The run's workspace (dnn.h): the packed operand at 0, the scratchpad
+  // at scratch_offset (64-byte aligned, as oneDNN wants its buffers).
+  int64_t scratch_offset = 0;
+  int64_t workspace_bytes = 0;
 };
 
 namespace {
@@ -190,17 +190,14 @@ void create(const Call& c, Entry& e) {
         weights = memory::desc(dims, *data_type(c.dtype), strides);
         e.pack = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), e.b_md, cpu_engine(), weights));
         e.packed_md = weights;
-        e.packed = std::make_unique<std::byte[]>(weights.get_size());
-        e.scratch_bytes += static_cast<int64_t>(weights.get_size());
+        e.scratch_offset = (static_cast<int64_t>(weights.get_size()) + 63) / 64 * 64;
       }
       dnnl::matmul::desc d(e.a_md, weights, e.out_md);
       dnnl::matmul::primitive_desc pd(d, attr, cpu_engine());
       e.primitive = dnnl::matmul(pd);
       scratch_md = pd.scratchpad_desc();
     }
-    const size_t scratch = scratch_md.get_size();
-    e.scratch_bytes += static_cast<int64_t>(scratch);
-    if (scratch > 0) e.scratch = std::make_unique<std::byte[]>(scratch);
+    e.workspace_bytes = e.scratch_offset + static_cast<int64_t>(scratch_md.get_size());
   } catch (const dnnl::error& err) {
     e.error = std::string("oneDNN has no implementation for it on this CPU (") + err.what() + ")";
   }
@@ -223,7 +220,7 @@ class PrimitiveCache {
       const Entry& e = *it->second;
       if (e.error.empty())
         BRAZE_LOG(Info, "oneDNN ", key, ": primitive created", e.pack ? " (right operand packed)" : "", ", ",
-                  e.scratch_bytes, " scratch bytes");
+                  e.workspace_bytes, " workspace bytes");
       else
         BRAZE_LOG(Info, "oneDNN ", key, ": runs on the reference interpreter because ", e.error);
     } else {
@@ -256,19 +253,20 @@ Prepared prepare(const Graph& g, const FusedGroup& group) {
   Prepared p;
   p.entry = &PrimitiveCache::get().find_or_create(describe_call(g, group), &p.created);
   p.why_not = p.entry->error;
-  if (p.created) p.scratch_bytes = p.entry->scratch_bytes;
+  p.workspace_bytes = p.entry->workspace_bytes;
   return p;
 }
 
 void run(const Prepared& p, const Graph& g, const FusedGroup& group,
-         const std::function<const Array&(NodeId)>& buffer, Array& out) {
+         const std::function<const Array&(NodeId)>& buffer, Array& out, std::byte* workspace) {
   BRAZE_ASSERT(p.entry && p.why_not.empty(), "dnn::run on a call oneDNN refused: ", p.why_not);
+  const Entry& e = *p.entry;
+  BRAZE_ASSERT(e.workspace_bytes == 0 || workspace, "dnn::run: no workspace for ", e.workspace_bytes, " bytes");
   Call c = describe_call(g, group);
-  Entry& e = *p.entry;
   dnnl::engine& eng = cpu_engine();
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, memory(e.a_md, eng, address(buffer(c.a.base), c.a))},
-      {DNNL_ARG_WEIGHTS, e.pack ? memory(e.packed_md, eng, e.packed.get())
+      {DNNL_ARG_WEIGHTS, e.pack ? memory(e.packed_md, eng, workspace)
                                : memory(e.b_md, eng, address(buffer(c.b.base), c.b))},
       {DNNL_ARG_DST, memory(e.out_md, eng, out.data.get())},
   };
@@ -279,8 +277,8 @@ void run(const Prepared& p, const Graph& g, const FusedGroup& group,
     args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1,
                  memory(e.post_descs[k++], eng, address(buffer(o.base), o)));
   }
-  std::lock_guard lock(e.running);
-  if (e.scratch) args.emplace(DNNL_ARG_SCRATCHPAD, memory(e.scratch_md, eng, e.scratch.get()));
+  if (e.workspace_bytes > e.scratch_offset)
+    args.emplace(DNNL_ARG_SCRATCHPAD, memory(e.scratch_md, eng, workspace + e.scratch_offset));
   dnnl::stream s(eng);
   if (e.pack)
     e.pack->execute(s, {{DNNL_ARG_FROM, memory(e.b_md, eng, address(buffer(c.b.base), c.b))},

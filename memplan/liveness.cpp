@@ -99,6 +99,8 @@ Liveness liveness(const Schedule& s) {
       index.emplace(w, l.scratch.size());
       l.scratch.push_back(BufferLife{w, bytes, k, k});
     }
+    if (step.workspace_bytes > 0)  // Note [Step workspaces]
+      l.scratch.push_back(BufferLife{step.group.outputs[0], step.workspace_bytes, k, k, -1, /*workspace=*/true});
   }
   find_in_place(s, l, index);
   return l;
@@ -116,7 +118,7 @@ Liveness merge_in_place(const Liveness& l, std::vector<size_t>* chain_of) {
                  " is in place of a later buffer");
     if (b.in_place_of < 0) {
       chain[i] = m.scratch.size();
-      m.scratch.push_back(BufferLife{b.node, b.bytes, b.first, b.last});
+      m.scratch.push_back(BufferLife{b.node, b.bytes, b.first, b.last, -1, b.workspace});
     } else {
       chain[i] = chain[b.in_place_of];
       BufferLife& c = m.scratch[chain[i]];

@@ -26,7 +26,24 @@ struct BufferLife {
   // Index in Liveness::scratch of the dead input this buffer may be written
   // over (Note [In-place outputs]), or -1.
   int32_t in_place_of = -1;
+  // A step's workspace (Note [Step workspaces]), not a node's value: `node`
+  // is then the step's first output, naming it for the reader.
+  bool workspace = false;
 };
+
+// Note [Step workspaces]
+// A library call needs memory of its own while it runs: oneDNN's
+// scratchpad (user mode: the caller passes it) and the right operand
+// packed column-major (Note [Packed matmul weights]). Neither is read
+// after the step, so each is a buffer whose life is that one step,
+// [k, k], and the planner places it in the arena like any intermediate:
+// it shares bytes with values dead before step k or born after it,
+// never with the step's operands or its output. Step::workspace_bytes
+// says how much (the runtime asks the backend when it builds the
+// schedule of a program, so `braze plan`, BRAZE_DUMP=plan and bz.explain
+// show it too); liveness() adds one such buffer per step that needs one,
+// after the step's outputs. A workspace is never user-visible and never
+// written in place of anything.
 
 // Note [In-place outputs]
 // An element-wise kernel may write an output over one of its inputs when

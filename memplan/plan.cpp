@@ -149,7 +149,7 @@ std::string to_string(const Liveness& l, const MemoryPlan& p) {
   out << "memory plan (" << name(p.strategy) << ", alignment " << p.alignment << "): " << p.buffers.size()
       << " scratch buffer(s) over " << l.steps << " step(s)\n";
   for (size_t i = 0; i < p.buffers.size(); ++i)
-    out << "  #" << p.buffers[i].node << "  steps " << l.scratch[i].first << ".." << l.scratch[i].last << "  "
+    out << "  #" << p.buffers[i].node << (l.scratch[i].workspace ? " workspace" : "") << "  steps " << l.scratch[i].first << ".." << l.scratch[i].last << "  "
         << l.scratch[i].bytes << " B  at " << p.buffers[i].offset << "\n";
   out << "  arena " << p.arena_bytes << " B, lower bound " << lower_bound(l, p.alignment) << " B, no reuse "
       << no_reuse_bytes(l, p.alignment) << " B\n";

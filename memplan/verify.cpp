@@ -10,7 +10,7 @@ namespace braze::memplan {
 namespace {
 
 std::string describe(const BufferLife& b, const Placement& at) {
-  return detail::concat("node ", b.node, " (steps ", b.first, "..", b.last, ", bytes [", at.offset, ", ",
+  return detail::concat(b.workspace ? "the workspace of node " : "node ", b.node, " (steps ", b.first, "..", b.last, ", bytes [", at.offset, ", ",
                         at.offset + b.bytes, "))");
 }
 
@@ -39,7 +39,9 @@ std::string plan_problem(const Liveness& l, const MemoryPlan& p) {
       return detail::concat(describe(b, at), " is not aligned to ", p.alignment, " bytes");
     if (at.offset + b.bytes > p.arena_bytes)
       return detail::concat(describe(b, at), " ends past the arena of ", p.arena_bytes, " bytes");
-    if (std::binary_search(l.user_visible.begin(), l.user_visible.end(), b.node))
+    if (b.workspace && (b.first != b.last || b.in_place_of >= 0))
+      return detail::concat(describe(b, at), " is a step's workspace but lives past its step or is written in place");
+    if (!b.workspace && std::binary_search(l.user_visible.begin(), l.user_visible.end(), b.node))
       return detail::concat(describe(b, at), " is user-visible (a graph input or output) but placed in the arena");
     if (b.in_place_of >= static_cast<int32_t>(i))
       return detail::concat(describe(b, at), " is in place of scratch buffer ", b.in_place_of, ", not an earlier one");

@@ -6,6 +6,7 @@
 #include "memplan/plan.h"
 #include "memplan/verify.h"
 #include "python/convert.h"
+#include "runtime/execute.h"
 
 namespace braze::py {
 
@@ -105,12 +106,14 @@ void bind_runtime(nb::module_& m) {
         "out"_a, "values"_a);
   m.def("explain", [](const std::vector<Tensor>& ts) {
     Schedule s = make_schedule(lower(ts).graph);
+    size_workspaces(s);
     return explain(s) + memplan::explain_plan(s);
   }, "tensors"_a);
   m.def("clear_programs", []() { Runtime::get().programs().clear(); });
   // The figures of the memory plan realize would make (bench/memory_plan.py).
   m.def("_plan", [](const std::vector<Tensor>& ts) {
     Schedule s = make_schedule(lower(ts).graph);
+    size_workspaces(s);
     memplan::Liveness l = memplan::liveness(s);
     memplan::MemoryPlan p = memplan::plan_memory(l);
     memplan::verify_plan(l, p);

@@ -43,7 +43,7 @@ class Executor {
     for (size_t k = 0; k < s_.steps.size(); ++k) {
       const Step& step = s_.steps[k];
       auto start = std::chrono::steady_clock::now();
-      if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group, p_.library[k]);
+      if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group, p_.library[k], workspace(k));
       else kernel(step, p_.kernels[k].get());
       if (step_ns_)
         step_ns_->push_back(
@@ -148,20 +148,28 @@ class Executor {
   // A matmul/conv2d with its epilogue: oneDNN where it takes the call
   // (jit_cpu/dnn.h), else the reference interpreter, counted.
   // The primitive was looked up once, in prepare().
-  void library_call(const FusedGroup& group, const dnn::Prepared& r) {
+  void library_call(const FusedGroup& group, const dnn::Prepared& r, std::byte* workspace) {
     const Graph& g = s_.graph;
     NodeId o = group.outputs[0];
     auto buffer = [&](NodeId b) -> const Array& { return buffers_.at(b); };
     Stats& stats = Runtime::get().stats();
     if (r.why_not.empty()) {
       Array out = allocate(g[o].dtype, g[o].shape(), o);
-      dnn::run(r, g, group, buffer, out);
+      dnn::run(r, g, group, buffer, out, workspace);
       buffers_[o] = std::move(out);
       return;
     }
     stats.library_calls_reference.fetch_add(1, std::memory_order_relaxed);
     buffers_[o] = evaluate_library_group(
         g, group, buffer, [&](DType dtype, Shape shape) { return allocate(dtype, std::move(shape), o); });
+  }
+
+  // Step k's workspace (Note [Step workspaces]): in the arena where the
+  // plan placed it, else the program's own buffer; null when it needs none.
+  std::byte* workspace(size_t k) {
+    if (p_.workspace_offset.empty()) return nullptr;
+    if (p_.workspace_offset[k] >= 0) return p_.arena.data.get() + p_.workspace_offset[k];
+    return p_.workspace[k].data.get();
   }
 
   // The buffer of node `id`: its place in the arena when it has one, the
@@ -211,7 +219,11 @@ void plan_arena(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) 
     if (b.in_place_of >= 0) taken_over[b.in_place_of] = true;
   for (size_t i = 0; i < p.plan.buffers.size(); ++i) {
     const memplan::Placement& b = p.plan.buffers[i];
-    p.offset[b.node] = b.offset;
+    const memplan::BufferLife& life = p.lives.scratch[i];
+    // A workspace the backend needs no more than the schedule said is used from the arena.
+    if (life.workspace && p.library[life.first].workspace_bytes <= life.bytes)
+      p.workspace_offset[life.first] = b.offset;
+    if (!life.workspace) p.offset[b.node] = b.offset;
     if (taken_over[i]) continue;
     // The buffer's own bytes, not its padding: the verifier vouches for those only.
     p.dying[p.lives.scratch[i].last].push_back({b.node, b.offset, p.lives.scratch[i].bytes});
@@ -227,16 +239,32 @@ dnn::Prepared prepare_library_call(const Graph& g, const FusedGroup& group) {
   dnn::Prepared r = dnn::prepare(g, group);
   Stats& stats = Runtime::get().stats();
   if (r.created) stats.library_primitives_created.fetch_add(1, std::memory_order_relaxed);
-  if (r.scratch_bytes > 0) {  // the primitive's scratchpad, allocated once with it
-    stats.allocations.fetch_add(1, std::memory_order_relaxed);
-    stats.bytes_allocated.fetch_add(r.scratch_bytes, std::memory_order_relaxed);
-  }
   return r;
+}
+
+// Each library call's workspace that the arena does not hold, allocated
+// once per program.
+void allocate_workspaces(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) {
+  p.workspace_offset.resize(s.steps.size(), -1);
+  p.workspace.resize(s.steps.size());
+  for (size_t k = 0; k < s.steps.size(); ++k) {
+    int64_t bytes = p.library[k].why_not.empty() ? p.library[k].workspace_bytes : 0;
+    if (bytes > 0 && p.workspace_offset[k] < 0) p.workspace[k] = allocate(DType::UInt8, {bytes});
+  }
 }
 
 }  // namespace
 
 int64_t library_lookups() { return library_lookup_count.load(std::memory_order_relaxed); }
+
+void size_workspaces(Schedule& s) {
+  for (Step& step : s.steps) {
+    if (step.group.kind != FusedGroup::Kind::Library) continue;
+    dnn::Prepared r = dnn::prepare(s.graph, step.group);
+    if (r.created) Runtime::get().stats().library_primitives_created.fetch_add(1, std::memory_order_relaxed);
+    step.workspace_bytes = r.why_not.empty() ? r.workspace_bytes : 0;
+  }
+}
 
 Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate) {
   Prepared p;
@@ -265,7 +293,9 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
       p.kernels[k] = found.kernel;  // null: the spec interpreter runs it (found.why says why)
     }
   }
+  p.workspace_offset.assign(s.steps.size(), -1);
   if (memory.arena) plan_arena(s, p, allocate);
+  allocate_workspaces(s, p, allocate);
   return p;
 }
 

@@ -52,7 +52,18 @@ struct Prepared {
   std::vector<int64_t> offset;                          // per graph node: its arena offset, or -1
   std::vector<std::vector<memplan::Placement>> dying;   // poison mode, per step: what it reads last
   std::vector<Array> staging;                           // per output: where it is written when `out` aliases an input
+  // Per step: where a library call's workspace is (Note [Step workspaces]):
+  // its arena offset, or -1 and then workspace[k], allocated here once
+  // (no arena, or a schedule whose workspaces size_workspaces did not fill).
+  std::vector<int64_t> workspace_offset;
+  std::vector<Array> workspace;
 };
+
+// Fills each library step's Step::workspace_bytes from its oneDNN
+// primitive (created now if new, counted in library_primitives_created),
+// so that the memory plan of `s` holds the workspaces. Program schedules
+// are sized (program_schedule); explain and `braze plan` show them.
+void size_workspaces(Schedule& s);
 
 // Compiles (or finds in the kernel cache) every kernel, plans and allocates
 // the arena; counts kernels_compiled, cache_hits_memory, arena_bytes.

@@ -83,7 +83,8 @@ bool is_structural_constant(DType dtype, const Attr& value);
 Graph with_scalar_parameters(const Graph& g);
 
 // The schedule a Program runs for a graph with parameters: make_schedule,
-// then each 0-d input a kernel reads passed by value (as a Const is).
+// then each 0-d input a kernel reads passed by value (as a Const is), and
+// each library call's workspace sized (Note [Step workspaces]).
 Schedule program_schedule(const Graph& g);
 
 // A 0-d array holding a parameter's value.

@@ -20,6 +20,7 @@ Schedule program_schedule(const Graph& g) {
       in.view = View{};  // a scalar reads no layout
     }
   }
+  size_workspaces(s);  // the plan holds the library calls' workspaces (Note [Step workspaces])
   return s;
 }
 

@@ -20,10 +20,12 @@ namespace {
 using testing::random_tensor;
 
 // Runs the schedule (generated mode, in a poisoned arena so a post-op that
-// reads a dead buffer shows) and compares with the reference on the graph.
+// reads a dead buffer or a workspace that holds stale bytes shows) and
+// compares with the reference on the graph.
 void expect_matches_reference(const Tensor& y, size_t expected_steps, double tol, const std::string& what) {
   Lowered l = lower(std::vector<Tensor>{y});
   Schedule s = make_schedule(l.graph);
+  size_workspaces(s);  // scratchpads in the arena, as a program has them (Note [Step workspaces])
   EXPECT_EQ(s.steps.size(), expected_steps) << what << "\n" << explain(s);
   int64_t on_reference = Runtime::get().stats().library_calls_reference.load();
   std::vector<Array> got = execute(s, l.inputs, allocate_array, KernelMode::Generated, {true, true});

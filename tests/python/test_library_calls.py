@@ -239,3 +239,28 @@ def test_bfloat16_matmul():
     assert got.dtype == ml_dtypes.bfloat16
     want = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(got.astype(np.float64), want, rtol=1e-2, atol=2e-2)
+
+
+@pytest.mark.skipif(os.environ.get("BRAZE_BACKEND") == "reference", reason="the reference backend makes no programs")
+def test_a_library_calls_workspace_is_in_the_arena_and_explained():
+    # 256 rows and a row-major right operand: oneDNN reads it packed, a copy
+    # that lives in the program's arena for that step only (Note [Step workspaces]).
+    x, w, v = rand((256, 64), 21), rand((64, 96), 22), rand((96, 8), 23)
+    tx, tw, tv = bz.tensor(x), bz.tensor(w), bz.tensor(v)
+    before = bz.stats()
+    (tx @ tw).numpy()
+    if bz.stats()["library_calls_reference"] > before["library_calls_reference"]:
+        pytest.skip("braze is built without oneDNN: no workspaces")
+    with open(os.devnull, "w") as quiet:
+        text = bz.explain(bz.tanh(tx @ tw) @ tv, file=quiet)
+    workspace_lines = [line for line in text.splitlines() if " workspace " in line]
+    assert len(workspace_lines) == 2, text
+    assert all("steps 0..0" in line or "steps 1..1" in line for line in workspace_lines), text
+    bz.clear_programs()
+    before = bz.stats()
+    got = [(bz.tanh(tx @ tw) @ tv).numpy() for _ in range(3)]
+    after = bz.stats()
+    assert after["allocations"] - before["allocations"] == 1 + 3  # the arena, then one output per run
+    want = np.tanh(x.astype(np.float64) @ w) @ v
+    for g in got:
+        close(g, want, 96)
