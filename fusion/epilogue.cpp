@@ -2,6 +2,7 @@
 #include "fusion/epilogue.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <optional>
 #include <set>
@@ -160,7 +161,8 @@ EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<s
     if (m.post_ops.size() == kMaxPostOps)
       return stop("the library call already has " + std::to_string(kMaxPostOps) + " post-ops");
     if (std::optional<Found> f = match_activation(g, t, users, is_output)) {
-      m.post_ops.push_back({PostOp::Kind::Activation, f->activation, 0, f->nodes.back()});
+      PostOp a{.kind = PostOp::Kind::Activation, .activation = f->activation, .result = f->nodes.back()};
+      m.post_ops.push_back(a);
       m.nodes.insert(m.nodes.end(), f->nodes.begin(), f->nodes.end());
       m.last = f->nodes.back();
       continue;
@@ -171,17 +173,31 @@ EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<s
     const Node& n = g[u];
     if (info(n.op).kind == FusionKind::Opaque)
       return stop(std::string(info(n.op).name) + " is a library call: its operands are written to memory");
-    if (n.op != Op::Add)
+    const bool commutes = n.op == Op::Add || n.op == Op::Mul;
+    if (!commutes && n.op != Op::Sub && n.op != Op::Div)
       return stop(std::string(info(n.op).name) +
-                  " is not a post-op the library applies (add, relu, gelu, silu, sigmoid, tanh)");
-    NodeId addend = n.inputs[0] == t ? n.inputs[1] : n.inputs[0];
+                  " is not a post-op the library applies (add, sub, mul, div, relu, gelu, silu, sigmoid, tanh)");
     if (n.inputs[0] != t && n.inputs[1] != t) return stop("it reads the library's value through a view");
+    if (n.inputs[0] != t && !commutes)
+      return stop(std::string(info(n.op).name) + " has the library's value on its right; a post-op computes value " +
+                  std::string(info(n.op).name) + " operand");
+    NodeId addend = n.inputs[0] == t ? n.inputs[1] : n.inputs[0];
     NodeId base = g.base(addend);
-    if (base == t || (g[base].op != Op::Input && info(g[base].op).kind == FusionKind::Leaf))
-      return stop("the addend is a constant or the value itself, not a tensor in memory");
     if (n.dtype != lib.dtype || g[addend].dtype != lib.dtype || n.shape() != lib.shape())
-      return stop("the add changes the dtype or the shape of the library's result");
-    m.post_ops.push_back({PostOp::Kind::Add, Activation::Relu, addend, u});
+      return stop("the " + std::string(info(n.op).name) + " changes the dtype or the shape of the library's result");
+    if (g[base].op == Op::Const && commutes) {  // a Const is one value, whatever its shape
+      const Node& c = g[base];
+      double v = c.attr.reals.empty() ? static_cast<double>(c.attr.ints[0]) : c.attr.reals[0];
+      PostOp lin{.kind = PostOp::Kind::Linear, .op = n.op, .result = u};
+      (n.op == Op::Mul ? lin.alpha : lin.beta) = v;
+      m.post_ops.push_back(lin);
+      m.nodes.push_back(u);
+      m.last = u;
+      continue;
+    }
+    if (base == t || (g[base].op != Op::Input && info(g[base].op).kind == FusionKind::Leaf))
+      return stop("the operand is the value itself or a constant the library cannot take, not a tensor in memory");
+    m.post_ops.push_back({.kind = PostOp::Kind::Binary, .op = n.op, .addend = addend, .result = u});
     m.nodes.push_back(u);
     m.last = u;
   }
@@ -190,8 +206,14 @@ EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<s
 std::string describe(const Graph& g, const PostOp& p) {
   if (p.kind == PostOp::Kind::Activation) return std::string(name(p.activation));
   std::ostringstream s;
+  if (p.kind == PostOp::Kind::Linear) {
+    s << "linear " << p.alpha << " * x + " << p.beta << " (a constant of the graph)";
+    return s.str();
+  }
   NodeId b = g.base(p.addend);
-  s << "add " << info(g[b].op).name << "#" << b << " as " << to_string(g[p.addend].shape()) << " strides "
+  std::string op(info(p.op).name);
+  for (char& ch : op) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  s << op << " " << info(g[b].op).name << "#" << b << " as " << to_string(g[p.addend].shape()) << " strides "
     << to_string(g[p.addend].view.strides);
   return s.str();
 }

@@ -14,9 +14,17 @@ namespace braze {
 // Note [Library epilogues]
 // A library group is the matmul/conv2d node followed by a chain of post-ops;
 // each post-op reads the value of the previous one (or of the library node):
-//   - Add: value + addend, where the addend is any tensor of the result's
-//     shape (a bias broadcast along rows or channels, a residual), read
-//     through its own view; it becomes a oneDNN binary post-op;
+//   - Binary: value op operand, op one of add, sub, mul, div (sub and div
+//     with the value on the left), where the operand is a tensor in memory
+//     of the result's shape or broadcast to it (a bias along rows or
+//     channels, a residual, a 0-d scalar parameter such as attention's
+//     scale: Note [Scalar parameters]); it becomes a oneDNN binary
+//     post-op, which reads the operand's memory at every run, so a new
+//     value of a parameter needs no new primitive;
+//   - Linear: value * c or value + c for a constant c of the graph (a
+//     special value, part of the program's structure, or any constant
+//     outside programs): oneDNN's eltwise_linear with c baked in, and c is
+//     in the primitive's key;
 //   - an activation, recognised from the ops braze's composites build it
 //     from (relu and maximum(x, 0), sigmoid, tanh, silu = x * sigmoid(x),
 //     gelu with erf or tanh); it becomes a oneDNN eltwise post-op.
@@ -32,10 +40,12 @@ enum class Activation : uint8_t { Relu, Gelu, GeluTanh, Silu, Sigmoid, Tanh };
 std::string_view name(Activation a);
 
 struct PostOp {
-  enum class Kind : uint8_t { Add, Activation };
-  Kind kind = Kind::Add;
+  enum class Kind : uint8_t { Binary, Linear, Activation };
+  Kind kind = Kind::Binary;
+  Op op = Op::Add;                           // Binary: Add, Sub, Mul or Div, the value on the left
   Activation activation = Activation::Relu;  // Kind::Activation
-  NodeId addend = 0;                         // Kind::Add: the node read (a view or a computed node)
+  NodeId addend = 0;                         // Kind::Binary: the operand read (a view or a computed node)
+  double alpha = 1, beta = 0;                // Kind::Linear: alpha * value + beta
   NodeId result = 0;                         // the node whose value this post-op computes
 };
 

@@ -1,5 +1,6 @@
 #include "jit_cpu/dnn_call.h"
 
+#include <cstdio>
 #include <sstream>
 
 namespace braze::dnn {
@@ -10,7 +11,8 @@ Call describe_call(const Graph& g, const FusedGroup& group) {
   Call c{lib.op, lib.attr.ints, lib.dtype, g[group.outputs[0]].shape(), operand(lib.inputs[0]),
          operand(lib.inputs[1]), {}};
   for (const PostOp& p : group.post_ops)
-    c.post.push_back({p.kind, p.activation, p.kind == PostOp::Kind::Add ? operand(p.addend) : Operand{}});
+    c.post.push_back({p.kind, p.op, p.activation, p.kind == PostOp::Kind::Binary ? operand(p.addend) : Operand{},
+                      p.alpha, p.beta});
   return c;
 }
 
@@ -23,11 +25,19 @@ std::string key_text(const Call& c) {
   view(c.a);
   view(c.b);
   for (const CallPostOp& p : c.post) {
-    if (p.kind == PostOp::Kind::Add) {
-      s << "add:";
-      view(p.addend);
-    } else {
-      s << name(p.activation) << " ";
+    switch (p.kind) {
+      case PostOp::Kind::Binary:
+        s << info(p.op).name << ":";
+        view(p.addend);
+        break;
+      case PostOp::Kind::Linear: {
+        // Exact and locale-free: the constants are baked into the primitive.
+        char text[80];
+        std::snprintf(text, sizeof text, "linear(%a,%a) ", p.alpha, p.beta);
+        s << text;
+        break;
+      }
+      case PostOp::Kind::Activation: s << name(p.activation) << " "; break;
     }
   }
   return s.str();

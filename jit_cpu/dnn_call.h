@@ -17,8 +17,10 @@ struct Operand {
 
 struct CallPostOp {
   PostOp::Kind kind;
+  Op op;  // Kind::Binary
   Activation activation;
-  Operand addend;  // Kind::Add
+  Operand addend;  // Kind::Binary
+  double alpha, beta;  // Kind::Linear
 };
 
 struct Call {

@@ -79,6 +79,17 @@ dnnl::algorithm eltwise(Activation a) {
   return dnnl::algorithm::undef;
 }
 
+dnnl::algorithm binary(Op op) {
+  switch (op) {
+    case Op::Add: return dnnl::algorithm::binary_add;
+    case Op::Sub: return dnnl::algorithm::binary_sub;
+    case Op::Mul: return dnnl::algorithm::binary_mul;
+    case Op::Div: return dnnl::algorithm::binary_div;
+    default: BRAZE_ASSERT(false, "no oneDNN binary post-op for ", info(op).name);
+  }
+  return dnnl::algorithm::undef;
+}
+
 }  // namespace
 
 // One cached primitive, or why there is none.
@@ -88,7 +99,7 @@ constexpr int64_t kPackRows = 128;
 struct Entry {
   std::string error;
   dnnl::primitive primitive;
-  std::vector<memory::desc> post_descs;  // per Add post-op
+  std::vector<memory::desc> post_descs;  // per Binary post-op
   memory::desc a_md, b_md, out_md, scratch_md;
   // Note [Packed matmul weights]: a row-major right operand is first
   // transposed into a column-major copy by a cached reorder primitive.
@@ -143,12 +154,19 @@ void create(const Call& c, Entry& e) {
       ops.append_eltwise(1.0f, eltwise(p.activation), p.activation == Activation::Silu ? 1.0f : 0.0f, 0.0f);
       continue;
     }
+    if (p.kind == PostOp::Kind::Linear) {
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, static_cast<float>(p.alpha),
+                         static_cast<float>(p.beta));
+      continue;
+    }
+    // A 0-d operand (a scalar parameter) is all size-1 axes: oneDNN's
+    // per-tensor broadcast, read from memory at each run.
     Desc d = strided_desc(p.addend, rank, std::vector<bool>(rank, true));
     if (!d.error.empty()) {
       e.error = d.error;
       return;
     }
-    ops.append_binary(dnnl::algorithm::binary_add, d.md);
+    ops.append_binary(binary(p.op), d.md);
     e.post_descs.push_back(d.md);
   }
   dnnl::primitive_attr attr;
@@ -272,7 +290,7 @@ void run(const Prepared& p, const Graph& g, const FusedGroup& group,
   };
   int k = 0;
   for (size_t i = 0; i < c.post.size(); ++i) {
-    if (c.post[i].kind != PostOp::Kind::Add) continue;
+    if (c.post[i].kind != PostOp::Kind::Binary) continue;
     const Operand& o = c.post[i].addend;
     args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1,
                  memory(e.post_descs[k++], eng, address(buffer(o.base), o)));

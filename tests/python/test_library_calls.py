@@ -264,3 +264,22 @@ def test_a_library_calls_workspace_is_in_the_arena_and_explained():
     want = np.tanh(x.astype(np.float64) @ w) @ v
     for g in got:
         close(g, want, 96)
+
+
+def test_attention_scale_is_a_post_op_read_at_run_time():
+    # (q @ k.T) * s: s is a scalar parameter (Note [Scalar parameters]), a
+    # oneDNN binary post-op reading it from memory, so every value replays
+    # the same program and primitive with its own value.
+    q, k = rand((2, 4, 32, 16), 40), rand((2, 4, 32, 16), 41)
+    tq, tk = bz.tensor(q), bz.tensor(k)
+    text, steps = library_steps((tq @ tk.mT) * 0.25)
+    assert steps == 1 and "post-op linear 0.25" in text, text  # explain keeps constants as constants
+    before = bz.stats()
+    for s in [0.25, 0.125, -3.5, 1 / math.sqrt(16)]:
+        bz.reset_stats()
+        got = ((tq @ tk.mT) * s).numpy()
+        if FUSED:
+            assert bz.stats()["kernels_launched"] == 1, bz.stats()  # no element-wise kernel
+        close(got, (q.astype(np.float64) @ k.transpose(0, 1, 3, 2)) * s, 16)
+    divided = (tq @ tk.mT) / 3.0
+    close(divided.numpy(), (q.astype(np.float64) @ k.transpose(0, 1, 3, 2)) / 3.0, 16)
