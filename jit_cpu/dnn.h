@@ -12,9 +12,9 @@
 // are 1 or broadcast (stride 0) are given as size 1, which oneDNN
 // broadcasts. Memory a call needs while it runs (oneDNN's user-mode
 // scratchpad, the packed right operand) is not the cached entry's: the
-// entry says how many bytes (workspace_bytes) and each run is handed a
-// workspace, which the runtime places in the program's arena (Note [Step
-// workspaces] in memplan/liveness.h). So a primitive shared by several
+// entry says how many bytes and each run is handed the memory, which the
+// runtime places in the program's arena (Note [Step workspaces] in
+// memplan/liveness.h) or, for a packed weight it keeps, in the program. So a primitive shared by several
 // programs, or run by two threads at once, never shares scratch. What oneDNN
 // refuses (a dtype this CPU lacks, a layout it rejects), or everything when
 // braze is built without oneDNN, runs on the reference interpreter; the
@@ -40,19 +40,28 @@ struct Entry;  // a cached primitive (dnn_primitives.cpp)
 // A library group looked up in the primitive cache: the first lookup of a
 // shape creates the primitive (and its scratchpad); later ones find it.
 struct Prepared {
-  std::string why_not;          // "" when oneDNN runs the group; otherwise why not
-  bool created = false;         // this lookup created the primitive
-  int64_t workspace_bytes = 0;  // what run() needs as `workspace`: the scratchpad and the packed operand
+  std::string why_not;        // "" when oneDNN runs the group; otherwise why not
+  bool created = false;       // this lookup created the primitive
+  int64_t packed_bytes = 0;   // the right operand packed (Note [Packed matmul weights]); 0: read in place
+  int64_t scratch_bytes = 0;  // oneDNN's user-mode scratchpad
   Entry* entry = nullptr;
+};
+
+// Where a run's memory is (64-byte aligned; null where the size is 0).
+// `packed` holds the packed right operand: this run writes it when `pack`,
+// else it holds what an earlier run packed from the same, unchanged operand
+// (Note [Kept packed weights] in runtime/execute.h).
+struct RunMemory {
+  std::byte* scratch = nullptr;
+  std::byte* packed = nullptr;
+  bool pack = true;
 };
 Prepared prepare(const Graph& g, const FusedGroup& group);
 
 // Runs a prepared group (why_not ""): reads each base that
 // library_reads() lists through `buffer`, writes the group's output into
-// `out`, a dense array of its dtype and shape, and uses `workspace`
-// (workspace_bytes, 64-byte aligned; null when 0) as its scratch memory,
-// whose contents need not survive between runs.
+// `out`, a dense array of its dtype and shape, using `memory`.
 void run(const Prepared& p, const Graph& g, const FusedGroup& group,
-         const std::function<const Array&(NodeId)>& buffer, Array& out, std::byte* workspace);
+         const std::function<const Array&(NodeId)>& buffer, Array& out, const RunMemory& memory);
 
 }  // namespace braze::dnn

@@ -16,11 +16,11 @@ Prepared prepare(const Graph&, const FusedGroup&) {
     return true;
   }();
   (void)said;
-  return {"braze was built without oneDNN", false, 0, nullptr};
+  return {"braze was built without oneDNN", false, 0, 0, nullptr};
 }
 
 void run(const Prepared&, const Graph&, const FusedGroup&, const std::function<const Array&(NodeId)>&, Array&,
-         std::byte*) {
+         const RunMemory&) {
   BRAZE_ASSERT(false, "dnn::run without oneDNN");
 }
 

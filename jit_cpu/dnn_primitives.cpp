@@ -105,10 +105,7 @@ struct Entry {
   // transposed into a column-major copy by a cached reorder primitive.
   std::optional<dnnl::reorder> pack;
   memory::desc packed_md;
-  // The run's workspace (dnn.h): the packed operand at 0, the scratchpad
-  // at scratch_offset (64-byte aligned, as oneDNN wants its buffers).
-  int64_t scratch_offset = 0;
-  int64_t workspace_bytes = 0;
+  int64_t packed_bytes = 0, scratch_bytes = 0;  // what a run is handed (RunMemory)
 };
 
 namespace {
@@ -197,6 +194,8 @@ void create(const Call& c, Entry& e) {
       // operands, when enough rows share it to pay for the copy (M >= 128: the
       // 16 MB transpose took 18 ms, the product with it 92 ms instead of 140).
       // A transposed operand (x @ w.T) is column-major already: no copy.
+      // A weight that is a program input is packed once and kept by the
+      // program (Note [Kept packed weights] in runtime/execute.h).
       memory::desc weights = e.b_md;
       const View& bv = c.b.view;
       int64_t m = c.out[rank - 2];
@@ -208,14 +207,14 @@ void create(const Call& c, Entry& e) {
         weights = memory::desc(dims, *data_type(c.dtype), strides);
         e.pack = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), e.b_md, cpu_engine(), weights));
         e.packed_md = weights;
-        e.scratch_offset = (static_cast<int64_t>(weights.get_size()) + 63) / 64 * 64;
+        e.packed_bytes = static_cast<int64_t>(weights.get_size());
       }
       dnnl::matmul::desc d(e.a_md, weights, e.out_md);
       dnnl::matmul::primitive_desc pd(d, attr, cpu_engine());
       e.primitive = dnnl::matmul(pd);
       scratch_md = pd.scratchpad_desc();
     }
-    e.workspace_bytes = e.scratch_offset + static_cast<int64_t>(scratch_md.get_size());
+    e.scratch_bytes = static_cast<int64_t>(scratch_md.get_size());
   } catch (const dnnl::error& err) {
     e.error = std::string("oneDNN has no implementation for it on this CPU (") + err.what() + ")";
   }
@@ -238,7 +237,7 @@ class PrimitiveCache {
       const Entry& e = *it->second;
       if (e.error.empty())
         BRAZE_LOG(Info, "oneDNN ", key, ": primitive created", e.pack ? " (right operand packed)" : "", ", ",
-                  e.workspace_bytes, " workspace bytes");
+                  e.scratch_bytes, " scratchpad bytes");
       else
         BRAZE_LOG(Info, "oneDNN ", key, ": runs on the reference interpreter because ", e.error);
     } else {
@@ -271,20 +270,22 @@ Prepared prepare(const Graph& g, const FusedGroup& group) {
   Prepared p;
   p.entry = &PrimitiveCache::get().find_or_create(describe_call(g, group), &p.created);
   p.why_not = p.entry->error;
-  p.workspace_bytes = p.entry->workspace_bytes;
+  p.packed_bytes = p.entry->packed_bytes;
+  p.scratch_bytes = p.entry->scratch_bytes;
   return p;
 }
 
 void run(const Prepared& p, const Graph& g, const FusedGroup& group,
-         const std::function<const Array&(NodeId)>& buffer, Array& out, std::byte* workspace) {
+         const std::function<const Array&(NodeId)>& buffer, Array& out, const RunMemory& mem) {
   BRAZE_ASSERT(p.entry && p.why_not.empty(), "dnn::run on a call oneDNN refused: ", p.why_not);
   const Entry& e = *p.entry;
-  BRAZE_ASSERT(e.workspace_bytes == 0 || workspace, "dnn::run: no workspace for ", e.workspace_bytes, " bytes");
+  BRAZE_ASSERT((e.packed_bytes == 0 || mem.packed) && (e.scratch_bytes == 0 || mem.scratch),
+               "dnn::run: no memory for ", e.packed_bytes, " packed and ", e.scratch_bytes, " scratchpad bytes");
   Call c = describe_call(g, group);
   dnnl::engine& eng = cpu_engine();
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, memory(e.a_md, eng, address(buffer(c.a.base), c.a))},
-      {DNNL_ARG_WEIGHTS, e.pack ? memory(e.packed_md, eng, workspace)
+      {DNNL_ARG_WEIGHTS, e.pack ? memory(e.packed_md, eng, mem.packed)
                                : memory(e.b_md, eng, address(buffer(c.b.base), c.b))},
       {DNNL_ARG_DST, memory(e.out_md, eng, out.data.get())},
   };
@@ -295,10 +296,9 @@ void run(const Prepared& p, const Graph& g, const FusedGroup& group,
     args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1,
                  memory(e.post_descs[k++], eng, address(buffer(o.base), o)));
   }
-  if (e.workspace_bytes > e.scratch_offset)
-    args.emplace(DNNL_ARG_SCRATCHPAD, memory(e.scratch_md, eng, workspace + e.scratch_offset));
+  if (e.scratch_bytes > 0) args.emplace(DNNL_ARG_SCRATCHPAD, memory(e.scratch_md, eng, mem.scratch));
   dnnl::stream s(eng);
-  if (e.pack)
+  if (e.pack && mem.pack)
     e.pack->execute(s, {{DNNL_ARG_FROM, memory(e.b_md, eng, address(buffer(c.b.base), c.b))},
                         {DNNL_ARG_TO, args.at(DNNL_ARG_WEIGHTS)}});
   e.primitive.execute(s, args);

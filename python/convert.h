@@ -88,6 +88,8 @@ inline nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>> writable_bytes(const Tensor&
   BRAZE_CHECK(t.device().str() == "cpu", "copyto: dst is on ", t.device().str(),
               "; copyto writes host memory only");
   const Array& a = *t.node()->data;
+  // copyto writes through the view at once: the storage is new from now on.
+  Runtime::get().storage_versions().written(a.data.get());
   auto* keep = new std::shared_ptr<std::byte[]>(a.data);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<std::byte[]>*>(p); });
   return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(a.data.get(), {a.bytes()}, owner);

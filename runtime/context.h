@@ -14,6 +14,7 @@
 #include "runtime/device.h"
 #include "runtime/dump.h"
 #include "runtime/program.h"
+#include "runtime/storage_versions.h"
 
 namespace braze {
 
@@ -65,6 +66,8 @@ class Runtime {
   // Compiled programs by structure (Note [Programs]).
   ProgramCache& programs() { return programs_; }
   bool poison() const { return poison_; }
+  // In-place writes into realized storage (Note [Storage versions]).
+  StorageVersions& storage_versions() { return storage_versions_; }
 
   // Tensors created without an explicit device go here. Set by the
   // bz.device(...) scope; per thread, so scopes on different threads nest
@@ -79,6 +82,7 @@ class Runtime {
   jit::Isa cpu_isa_;
   Dumper dumper_;
   ProgramCache programs_;
+  StorageVersions storage_versions_;
   bool poison_;
   bool arena_;
 };

@@ -19,6 +19,25 @@ namespace braze {
 
 namespace {
 
+// Bytes at the start of a library step's workspace that hold its packed
+// operand (none when the program keeps it), padded so that the scratchpad
+// after them is 64-byte aligned.
+int64_t packed_in_workspace(const dnn::Prepared& r, bool kept) {
+  return kept ? 0 : (r.packed_bytes + 63) / 64 * 64;
+}
+
+// Note [Kept packed weights]: the program keeps the packed right operand
+// when it is a graph input.
+bool keeps_packed(const Graph& g, const FusedGroup& group, const dnn::Prepared& r) {
+  return r.why_not.empty() && r.packed_bytes > 0 && g[g.base(g[group.nodes[0]].inputs[1])].op == Op::Input;
+}
+
+// What the step's workspace must hold (Note [Step workspaces]).
+int64_t workspace_need(const Graph& g, const FusedGroup& group, const dnn::Prepared& r) {
+  if (!r.why_not.empty()) return 0;
+  return packed_in_workspace(r, keeps_packed(g, group, r)) + r.scratch_bytes;
+}
+
 class Executor {
  public:
   Executor(const Schedule& s, Prepared& p, const ArrayAllocator& allocate, std::span<const Array> out,
@@ -43,7 +62,7 @@ class Executor {
     for (size_t k = 0; k < s_.steps.size(); ++k) {
       const Step& step = s_.steps[k];
       auto start = std::chrono::steady_clock::now();
-      if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group, p_.library[k], workspace(k));
+      if (step.group.kind == FusedGroup::Kind::Library) library_call(k, step.group, p_.library[k]);
       else kernel(step, p_.kernels[k].get());
       if (step_ns_)
         step_ns_->push_back(
@@ -148,14 +167,14 @@ class Executor {
   // A matmul/conv2d with its epilogue: oneDNN where it takes the call
   // (jit_cpu/dnn.h), else the reference interpreter, counted.
   // The primitive was looked up once, in prepare().
-  void library_call(const FusedGroup& group, const dnn::Prepared& r, std::byte* workspace) {
+  void library_call(size_t k, const FusedGroup& group, const dnn::Prepared& r) {
     const Graph& g = s_.graph;
     NodeId o = group.outputs[0];
     auto buffer = [&](NodeId b) -> const Array& { return buffers_.at(b); };
     Stats& stats = Runtime::get().stats();
     if (r.why_not.empty()) {
       Array out = allocate(g[o].dtype, g[o].shape(), o);
-      dnn::run(r, g, group, buffer, out, workspace);
+      dnn::run(r, g, group, buffer, out, run_memory(k, group));
       buffers_[o] = std::move(out);
       return;
     }
@@ -170,6 +189,23 @@ class Executor {
     if (p_.workspace_offset.empty()) return nullptr;
     if (p_.workspace_offset[k] >= 0) return p_.arena.data.get() + p_.workspace_offset[k];
     return p_.workspace[k].data.get();
+  }
+
+  // Where step k's library call finds its packed operand and scratchpad;
+  // a kept packed operand is packed again only when stale (Note [Kept
+  // packed weights]).
+  dnn::RunMemory run_memory(size_t k, const FusedGroup& group) {
+    const dnn::Prepared& r = p_.library[k];
+    std::byte* ws = workspace(k);
+    Prepared::KeptPacked& kept = p_.kept[k];
+    if (!kept.packed.data) return {ws + packed_in_workspace(r, false), ws, true};
+    const Array& source = buffers_[s_.graph.base(s_.graph[group.nodes[0]].inputs[1])];
+    uint64_t version = Runtime::get().storage_versions().version(source.data.get());
+    bool same = !kept.source.expired() && kept.source_data == source.data.get() &&
+                !kept.source.owner_before(source.data) && !source.data.owner_before(kept.source) &&
+                kept.version == version;
+    if (!same) kept = {kept.packed, source.data, source.data.get(), version};
+    return {ws, kept.packed.data.get(), !same};
   }
 
   // The buffer of node `id`: its place in the arena when it has one, the
@@ -221,7 +257,7 @@ void plan_arena(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) 
     const memplan::Placement& b = p.plan.buffers[i];
     const memplan::BufferLife& life = p.lives.scratch[i];
     // A workspace the backend needs no more than the schedule said is used from the arena.
-    if (life.workspace && p.library[life.first].workspace_bytes <= life.bytes)
+    if (life.workspace && workspace_need(s.graph, s.steps[life.first].group, p.library[life.first]) <= life.bytes)
       p.workspace_offset[life.first] = b.offset;
     if (!life.workspace) p.offset[b.node] = b.offset;
     if (taken_over[i]) continue;
@@ -247,9 +283,14 @@ dnn::Prepared prepare_library_call(const Graph& g, const FusedGroup& group) {
 void allocate_workspaces(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) {
   p.workspace_offset.resize(s.steps.size(), -1);
   p.workspace.resize(s.steps.size());
+  p.kept.resize(s.steps.size());
   for (size_t k = 0; k < s.steps.size(); ++k) {
-    int64_t bytes = p.library[k].why_not.empty() ? p.library[k].workspace_bytes : 0;
+    const FusedGroup& group = s.steps[k].group;
+    if (group.kind != FusedGroup::Kind::Library) continue;
+    int64_t bytes = workspace_need(s.graph, group, p.library[k]);
     if (bytes > 0 && p.workspace_offset[k] < 0) p.workspace[k] = allocate(DType::UInt8, {bytes});
+    if (keeps_packed(s.graph, group, p.library[k]))
+      p.kept[k].packed = allocate(DType::UInt8, {p.library[k].packed_bytes});
   }
 }
 
@@ -262,7 +303,7 @@ void size_workspaces(Schedule& s) {
     if (step.group.kind != FusedGroup::Kind::Library) continue;
     dnn::Prepared r = dnn::prepare(s.graph, step.group);
     if (r.created) Runtime::get().stats().library_primitives_created.fetch_add(1, std::memory_order_relaxed);
-    step.workspace_bytes = r.why_not.empty() ? r.workspace_bytes : 0;
+    step.workspace_bytes = workspace_need(s.graph, step.group, r);
   }
 }
 

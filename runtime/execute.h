@@ -32,6 +32,19 @@ struct MemoryOptions {
   bool poison = false;
 };
 
+// Note [Kept packed weights]
+// A matmul whose right operand oneDNN reads packed (Note [Packed matmul
+// weights] in jit_cpu/dnn_primitives.cpp) would copy it at every run: for
+// the mlp workload's 16 MB weights that is a fifth of the call. When that
+// operand is a graph input (a weight the caller passes in, the same
+// storage run after run), the program packs it once into a buffer it
+// keeps (allocated when the program is made, counted) and stamps it with
+// the storage it came from (a weak_ptr, so a freed and reused address is
+// not mistaken for it) and that storage's version (Note [Storage
+// versions]); a run packs again only when the input is another storage or
+// was written in place since (bz.copyto, assign, out=). An operand the
+// program computes is packed at every run, into the step's workspace.
+
 // What running a schedule needs that stays the same from run to run: each
 // kernel step's compiled kernel, looked up once, and the memory plan with
 // its arena, allocated once (Note [Programs] in runtime/program.h).
@@ -57,6 +70,15 @@ struct Prepared {
   // (no arena, or a schedule whose workspaces size_workspaces did not fill).
   std::vector<int64_t> workspace_offset;
   std::vector<Array> workspace;
+  // Per step: its packed right operand when the program keeps it (Note
+  // [Kept packed weights]); `packed` empty otherwise.
+  struct KeptPacked {
+    Array packed;
+    std::weak_ptr<std::byte[]> source;
+    const std::byte* source_data = nullptr;
+    uint64_t version = 0;
+  };
+  std::vector<KeptPacked> kept;
 };
 
 // Fills each library step's Step::workspace_bytes from its oneDNN

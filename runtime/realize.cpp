@@ -111,6 +111,7 @@ void assign(std::span<const Tensor> out, std::span<const Tensor> values) {
       BRAZE_CHECK(out[j].node()->data->data != out[i].node()->data->data, "assign: targets ", j, " and ", i,
                   " are the same storage");
     const Array& target = *out[i].node()->data;
+    Runtime::get().storage_versions().written(target.data.get());  // Note [Storage versions]
     if (values[i].is_realized()) {
       const Array& v = *values[i].node()->data;
       if (v.data != target.data) std::memmove(target.data.get(), v.data.get(), v.bytes());
