@@ -188,9 +188,15 @@ EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<s
     if (g[base].op == Op::Const && commutes) {  // a Const is one value, whatever its shape
       const Node& c = g[base];
       double v = c.attr.reals.empty() ? static_cast<double>(c.attr.ints[0]) : c.attr.reals[0];
-      PostOp lin{.kind = PostOp::Kind::Linear, .op = n.op, .result = u};
-      (n.op == Op::Mul ? lin.alpha : lin.beta) = v;
-      m.post_ops.push_back(lin);
+      // Consecutive constants make one linear post-op: oneDNN 2.6's gemm
+      // matmul gives wrong results for two eltwise_linear post-ops in a row
+      // (measured: (x @ w) * 2 + 2 off by about 2).
+      if (m.post_ops.empty() || m.post_ops.back().kind != PostOp::Kind::Linear)
+        m.post_ops.push_back({.kind = PostOp::Kind::Linear, .op = n.op});
+      PostOp& lin = m.post_ops.back();
+      if (n.op == Op::Mul) lin.alpha *= v, lin.beta *= v;
+      else lin.beta += v;
+      lin.result = u;
       m.nodes.push_back(u);
       m.last = u;
       continue;

@@ -23,8 +23,9 @@ namespace braze {
 //     value of a parameter needs no new primitive;
 //   - Linear: value * c or value + c for a constant c of the graph (a
 //     special value, part of the program's structure, or any constant
-//     outside programs): oneDNN's eltwise_linear with c baked in, and c is
-//     in the primitive's key;
+//     outside programs), several in a row folded into one alpha * value +
+//     beta: oneDNN's eltwise_linear with the constants baked in, and in
+//     the primitive's key;
 //   - an activation, recognised from the ops braze's composites build it
 //     from (relu and maximum(x, 0), sigmoid, tanh, silu = x * sigmoid(x),
 //     gelu with erf or tanh); it becomes a oneDNN eltwise post-op.

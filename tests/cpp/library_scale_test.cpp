@@ -100,6 +100,7 @@ TEST(LibraryScale, ConstantsOfTheGraphAreBakedAndKeyedByValue) {
     Lowered l = lower(std::vector<Tensor>{y});
     Schedule s = make_schedule(l.graph);
     ASSERT_EQ(s.steps.size(), 1u) << explain(s);
+    ASSERT_EQ(s.steps[0].group.post_ops.size(), 1u) << "two constants in a row fold into one linear post-op";
     std::string text = explain(s);
     EXPECT_NE(text.find("post-op linear"), std::string::npos) << text;
     Array got = execute(s, l.inputs, allocate_array)[0];

@@ -284,6 +284,10 @@ def test_attention_scale_is_a_post_op_read_at_run_time():
         if FUSED:
             assert bz.stats()["kernels_launched"] == 1, bz.stats()  # no element-wise kernel
         close(got, (q.astype(np.float64) @ k.transpose(0, 1, 3, 2)) * s, 16)
+    # Special values stay constants: eltwise_linear, two in a row folded into one.
+    r = q.astype(np.float64) @ k.transpose(0, 1, 3, 2)
+    close(((tq @ tk.mT) * 2.0 + 2.0).numpy(), r * 2 + 2, 16)
+    close(((tq @ tk.mT) * 0.5 + 2.0).numpy(), r * 0.5 + 2, 16)
     divided = (tq @ tk.mT) / 3.0
     close(divided.numpy(), (q.astype(np.float64) @ k.transpose(0, 1, 3, 2)) / 3.0, 16)
 
