@@ -220,6 +220,22 @@ TEST(CliCudaSass, TheCubinGoesToNvdisasmAndItsTextIsTidied) {
   EXPECT_EQ(doctor["cuda_disassembler"], nvdisasm);
 }
 
+// The real nvdisasm (the toolkit's, or the `nvidia-cuda-nvdisasm` wheel
+// that scripts/test.sh puts on PATH): the SASS of the softmax kernel names
+// the kernel's function and ends in the EXIT and branch-to-self that close
+// every kernel.
+TEST(CliCudaSass, TheRealNvdisasmShowsTheKernelsInstructions) {
+  if (!cuda::nvrtc_available()) GTEST_SKIP() << "no libnvrtc on this machine";
+  std::optional<cli::CudaDisassembler> tool = cli::find_cuda_disassembler();
+  if (!tool) GTEST_SKIP() << "no nvdisasm or cuobjdump installed (scripts/test.sh puts the pip wheel's on PATH)";
+  testing::CliResult r = cli(sass_args({}));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("disassembled by " + tool->path), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bz_row_max_sub_exp_"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("EXIT"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("SHFL.BFLY"), std::string::npos) << "the row reductions are warp shuffles:\n" << r.out;
+}
+
 TEST(CliCudaSass, CuobjdumpServesWhenNvdisasmIsMissing) {
   if (!cuda::nvrtc_available()) GTEST_SKIP() << "no libnvrtc on this machine";
   FakeTools tools;
