@@ -111,15 +111,24 @@ void assign(std::span<const Tensor> out, std::span<const Tensor> values) {
       BRAZE_CHECK(out[j].node()->data->data != out[i].node()->data->data, "assign: targets ", j, " and ", i,
                   " are the same storage");
     const Array& target = *out[i].node()->data;
-    Runtime::get().storage_versions().written(target.data.get());  // Note [Storage versions]
     if (values[i].is_realized()) {
       const Array& v = *values[i].node()->data;
       if (v.data != target.data) std::memmove(target.data.get(), v.data.get(), v.bytes());
+      Runtime::get().storage_versions().written(target.data.get());  // Note [Storage versions]
       continue;
     }
     todo.push_back(values[i]);
     targets.push_back(target);
   }
+  // Bumped after the writes, even a failed one: a program that read a
+  // target as an input meanwhile (w = step(w), staged) saw, and may have
+  // kept, the old contents (Note [Storage versions]).
+  struct BumpAfter {
+    const std::vector<Array>& targets;
+    ~BumpAfter() {
+      for (const Array& t : targets) Runtime::get().storage_versions().written(t.data.get());
+    }
+  } bump{targets};
   if (!todo.empty()) evaluate(todo, targets);
 }
 

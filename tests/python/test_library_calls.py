@@ -308,3 +308,20 @@ def test_a_kept_packed_weight_follows_copyto_and_new_weights():
     bz.copyto(tw, w)
     step(tx, tw, out=out)
     close(out.numpy(), x.astype(np.float64) @ w, 24)
+
+
+def test_a_weight_updated_in_place_by_its_own_step_is_packed_again():
+    # w = step(w, out=w): the step reads w packed (200 rows) while its new
+    # value is staged; the next call must see the new w, not the kept copy.
+    x, w = rand((200, 16), 60) / 4, rand((16, 12), 61)
+
+    @bz.jit
+    def step(w, x):
+        return w - 0.05 * (x.T @ (x @ w))
+
+    tw, tx = bz.tensor(w), bz.tensor(x)
+    want = w.astype(np.float64)
+    for _ in range(4):
+        step(tw, tx, out=tw)
+        want = want - 0.05 * (x.T @ (x @ want))
+    close(tw.numpy(), want, 200)
