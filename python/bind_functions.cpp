@@ -124,6 +124,7 @@ void bind_runtime(nb::module_& m) {
   }, "tensors"_a);
   m.def("stats", []() { return Runtime::get().stats_snapshot(); });
   m.def("reset_stats", []() { Runtime::get().reset_stats(); });
+  m.def("_to", [](const Tensor& t, const std::string& d) { return to(t, Device::parse(d)); }, "x"_a, "device"_a);
   m.def("_default_device", []() { return Runtime::default_device().str(); });
   m.def("_set_default_device", [](const std::string& d) {
     Device dev = Device::parse(d);
@@ -132,6 +133,8 @@ void bind_runtime(nb::module_& m) {
   });
   m.def("save_graph", [](const std::vector<Tensor>& ts, const std::string& path, bool with_data) {
     Lowered l = lower(ts);
+    for (Array& a : l.inputs)
+      if (a.data) a = to_host(a);  // a graph file holds host bytes
     save_graph_file(path, l.graph, with_data ? std::span<const Array>(l.inputs) : std::span<const Array>());
   }, "tensors"_a, "path"_a, "with_data"_a = true);
   m.def("load_graph", [](const std::string& path) {

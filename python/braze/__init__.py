@@ -167,7 +167,8 @@ def ops():
 
 
 def _numpy(self):
-    """The value as a read-only NumPy array (realizes if needed)."""
+    """The value as a read-only NumPy array (realizes if needed; a CUDA
+    tensor's value is copied to the host)."""
     arr = self._raw_bytes().view(_DTYPES[self._dtype_name]).reshape(self.shape)
     return arr
 
@@ -180,12 +181,10 @@ def _array(self, dtype=None, copy=None):
 
 
 def _to(self, dev):
-    """The tensor on device ``dev``; transfers happen only where asked."""
-    if str(dev) == self.device:
-        return self
-    with device(dev):  # raises a clear error when `dev` is not available
-        pass
-    raise RuntimeError(f"moving tensors from {self.device} to {dev!r} is not supported yet")
+    """The tensor on device ``dev`` ("cpu", "cuda", "cuda:1"): realized
+    where it is and copied; ``self`` when it is there already. Transfers
+    happen only where asked (here, ``.numpy()`` and ``.item()``)."""
+    return _core._to(self, str(dev))
 
 
 def _scalar(convert):
