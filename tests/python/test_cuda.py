@@ -44,7 +44,7 @@ def test_cuda_without_a_driver_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("BRAZE_CUDA", raising=False)
     if driver_available():
         pytest.skip("this machine has a CUDA driver and device")
-    with pytest.raises(RuntimeError, match=r"device 'cuda:0' is not available.*libcuda.*BRAZE_CUDA=emulate"):
+    with pytest.raises(RuntimeError, match=r"(?s)device .cuda:0. is not available.*libcuda.*BRAZE_CUDA=emulate"):
         bz.tensor(np.ones(3, np.float32), device="cuda")
     with pytest.raises(RuntimeError, match="not available"):
         bz.zeros((2, 2), device="cuda")
@@ -172,7 +172,7 @@ def sweep():
                 rule_dtypes = [dtype] * op["arity"]
                 if op["api"] == "where":
                     rule_dtypes = [BOOL, dtype, dtype]
-                out = result_dtype(op["rule"], *(rule_dtypes[1:] if op["api"] == "where" else rule_dtypes))
+                out = result_dtype(op["rule"], *rule_dtypes)
                 if out is None:
                     continue  # rejected at the op: test_ops checks that on the CPU
                 got = getattr(bz, op["api"])(*[make_layout(layout, a) for a in args])
@@ -257,8 +257,8 @@ def test_program_replays_with_no_device_allocation_but_its_output(emulate):
     results = []
     for i in range(5):
         bz.reset_stats()
-        scale = 0.5 + 0.1 * i  # a parameter: changing it recompiles nothing
-        y = bz.sum(bz.exp(x * scale) + x, axis=1) / 33.0  # two kernels and an arena intermediate? at least one
+        scale = 0.3 + 0.15 * i  # a parameter: changing it recompiles nothing (0.5 would be structure)
+        y = bz.sum(bz.exp(x * scale) + x, axis=1) / 33.0
         results.append(y.numpy())
         s = bz.stats()
         if i == 0:
@@ -271,7 +271,7 @@ def test_program_replays_with_no_device_allocation_but_its_output(emulate):
         assert s["kernels_launched"] >= 1
     xs = np.linspace(-1, 1, 64 * 33).reshape(64, 33)
     for i, r in enumerate(results):
-        np.testing.assert_allclose(r, (np.exp(xs * (0.5 + 0.1 * i)) + xs).sum(axis=1) / 33.0, rtol=1e-5)
+        np.testing.assert_allclose(r, (np.exp(xs * (0.3 + 0.15 * i)) + xs).sum(axis=1) / 33.0, rtol=1e-5)
 
 
 @counts_kernels
