@@ -184,6 +184,8 @@ def _to(self, dev):
     """The tensor on device ``dev`` ("cpu", "cuda", "cuda:1"): realized
     where it is and copied; ``self`` when it is there already. Transfers
     happen only where asked (here, ``.numpy()`` and ``.item()``)."""
+    if _core._device_name(str(dev)) == self.device:
+        return self
     return _core._to(self, str(dev))
 
 
