@@ -189,6 +189,42 @@ def _to(self, dev):
     return _core._to(self, str(dev))
 
 
+def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """DLPack export of the realized tensor, without a copy (CPU and CUDA
+    tensors; not host-emulated CUDA memory). The device's work is finished
+    first, so any consumer stream may read it."""
+    kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version), ("dl_device", dl_device),
+                                ("copy", copy)) if v is not None}
+    try:
+        view = self._dlpack_view()
+    except RuntimeError as e:  # DLPack's error for "cannot export this"
+        raise BufferError(str(e)) from None
+    return view.__dlpack__(**kwargs)
+
+
+def _dlpack_device(self):
+    """(device type, index) as DLPack numbers them: (1, 0) CPU, (2, N) CUDA."""
+    kind, _, index = self.device.partition(":")
+    return (2, int(index)) if kind == "cuda" else (1, 0)
+
+
+def _cuda_array_interface(self):
+    """Version 3 of Numba's CUDA array interface, for a realized CUDA tensor."""
+    # AttributeError where there is no such interface, so that hasattr()
+    # probes (CuPy's, Numba's) answer False instead of failing.
+    if not self.device.startswith("cuda"):
+        raise AttributeError(f"__cuda_array_interface__: the tensor is on {self.device}, not a CUDA device")
+    if self.dtype == bfloat16:
+        raise AttributeError("__cuda_array_interface__ has no bfloat16; use DLPack (__dlpack__)")
+    try:
+        ptr = self._cuda_pointer()
+    except RuntimeError as e:
+        raise AttributeError(str(e)) from None
+    # stream None: _cuda_pointer synchronized, so the memory is ready on every stream.
+    return {"shape": tuple(self.shape), "typestr": self.dtype.str, "data": (ptr, False), "version": 3,
+            "strides": None, "stream": None}
+
+
 def _scalar(convert):
     def method(self):
         if self.size != 1:
@@ -217,6 +253,9 @@ Tensor.__array__ = _array
 Tensor.__array_ufunc__ = None  # ndarray + tensor defers to Tensor.__radd__, staying lazy
 Tensor.__array_priority__ = 1000
 Tensor.to = _to
+Tensor.__dlpack__ = _dlpack
+Tensor.__dlpack_device__ = _dlpack_device
+Tensor.__cuda_array_interface__ = property(_cuda_array_interface)
 Tensor.__float__ = _scalar(float)
 Tensor.__int__ = _scalar(int)
 Tensor.__bool__ = _bool

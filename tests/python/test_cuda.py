@@ -122,13 +122,25 @@ def test_realize_tensors_on_two_devices_together(emulate):
     assert a.numpy().tolist() == [2.0, 4.0] and b.numpy().tolist() == [3.0, 6.0]
 
 
-def test_emulated_memory_has_no_dlpack(emulate):
+def test_emulated_memory_is_not_exported(emulate):
     t = bz.tensor([1.0], device="cuda")
-    for attr in ("__dlpack__", "__cuda_array_interface__"):
-        if not hasattr(t, attr):
-            continue  # not exported (DLPack is listed as not done in jit_cuda/README.md)
-        with pytest.raises(RuntimeError, match="emulated"):
-            getattr(t, attr)() if attr == "__dlpack__" else getattr(t, attr)
+    assert t.__dlpack_device__() == (2, 0)
+    with pytest.raises(BufferError, match="emulated host memory"):
+        t.__dlpack__()
+    with pytest.raises(AttributeError, match="emulated host memory"):
+        t.__cuda_array_interface__
+    assert not hasattr(t, "__cuda_array_interface__") and not hasattr(bz.tensor([1.0]), "__cuda_array_interface__")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_cpu_tensors_export_dlpack_without_a_copy(dtype):
+    x = values(dtype, (3, 4), seed=5)
+    t = bz.exp(bz.tensor(x)) if is_float(dtype) else bz.tensor(x)
+    got = np.from_dlpack(t)
+    assert t.__dlpack_device__() == (1, 0)
+    assert got.dtype == dtype and got.shape == (3, 4)
+    np.testing.assert_array_equal(got.view(np.uint8), t.numpy().view(np.uint8))
+    assert got.ctypes.data == t.numpy().ctypes.data  # the tensor's own memory
 
 
 # --- the op sweep: op x dtype x layout, one program ------------------------------------
@@ -328,3 +340,15 @@ def test_on_a_gpu_softmax_matches_numpy(monkeypatch):
     got = bz.softmax(bz.tensor(x, device="cuda"), axis=-1).numpy()
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     np.testing.assert_allclose(got, e / e.sum(axis=-1, keepdims=True), rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_tensors_export_device_memory(monkeypatch):
+    monkeypatch.delenv("BRAZE_CUDA", raising=False)
+    if not driver_available():
+        pytest.skip("no CUDA driver or device here")
+    t = bz.exp(bz.tensor(np.ones((4, 8), np.float32), device="cuda"))
+    cai = t.__cuda_array_interface__
+    assert cai["shape"] == (4, 8) and cai["typestr"] == "<f4" and cai["data"][0] != 0
+    assert t.__dlpack_device__() == (2, 0)
+    assert type(t.__dlpack__()).__name__ == "PyCapsule"
