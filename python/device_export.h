@@ -46,8 +46,9 @@ inline const Array& exportable(const Tensor& t, const char* protocol) {
   return a;
 }
 
-// nanobind's ndarray over the tensor's memory (it implements __dlpack__),
-// keeping the memory alive.
+// nanobind's ndarray over the tensor's memory, which reaches Python as a
+// DLPack capsule ("dltensor") keeping the memory alive: what __dlpack__
+// returns. Writable, as DLPack 0.x has no read-only flag.
 inline nb::ndarray<> dlpack_view(const Tensor& t) {
   const Array& a = exportable(t, "__dlpack__");
   auto* keep = new std::shared_ptr<std::byte[]>(a.data);

@@ -193,13 +193,14 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
     """DLPack export of the realized tensor, without a copy (CPU and CUDA
     tensors; not host-emulated CUDA memory). The device's work is finished
     first, so any consumer stream may read it."""
-    kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version), ("dl_device", dl_device),
-                                ("copy", copy)) if v is not None}
+    if copy:
+        raise BufferError("__dlpack__(copy=True): braze exports its own memory; copy with .numpy() or .to()")
+    if dl_device is not None and tuple(dl_device) != _dlpack_device(self):
+        raise BufferError(f"__dlpack__: the tensor is on {self.device}, not on DLPack device {tuple(dl_device)}")
     try:
-        view = self._dlpack_view()
+        return self._dlpack_view()  # a "dltensor" capsule (DLPack 0.x, which every consumer reads)
     except RuntimeError as e:  # DLPack's error for "cannot export this"
         raise BufferError(str(e)) from None
-    return view.__dlpack__(**kwargs)
 
 
 def _dlpack_device(self):

@@ -132,8 +132,8 @@ def test_emulated_memory_is_not_exported(emulate):
     assert not hasattr(t, "__cuda_array_interface__") and not hasattr(bz.tensor([1.0]), "__cuda_array_interface__")
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
-def test_cpu_tensors_export_dlpack_without_a_copy(dtype):
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if d != BF16], ids=[n for n in DTYPE_IDS if n != "bfloat16"])
+def test_cpu_tensors_export_dlpack_without_a_copy(dtype):  # (NumPy cannot import bfloat16)
     x = values(dtype, (3, 4), seed=5)
     t = bz.exp(bz.tensor(x)) if is_float(dtype) else bz.tensor(x)
     got = np.from_dlpack(t)
