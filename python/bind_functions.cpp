@@ -6,6 +6,7 @@
 #include "memplan/plan.h"
 #include "memplan/verify.h"
 #include "python/convert.h"
+#include "runtime/device_program.h"
 
 namespace braze::py {
 
@@ -105,7 +106,9 @@ void bind_runtime(nb::module_& m) {
         "out"_a, "values"_a);
   m.def("explain", [](const std::vector<Tensor>& ts) {
     Schedule s = make_schedule(lower(ts).graph);
-    return explain(s) + memplan::explain_plan(s);
+    // The plan realize makes on the tensors' device (Note [Device programs]).
+    bool on_device = !ts.empty() && !ts[0].device().is_cpu();
+    return explain(s) + memplan::explain_plan(s, on_device ? device_plan_options() : memplan::PlanOptions{});
   }, "tensors"_a);
   m.def("clear_programs", []() { Runtime::get().programs().clear(); });
   // The figures of the memory plan realize would make (bench/memory_plan.py).
