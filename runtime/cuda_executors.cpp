@@ -25,10 +25,12 @@ std::shared_ptr<cuda::DeviceExecutor> cuda_executor(Device d) {
     return emulated;
   }
   // A failure is not kept: a later call tries again (and says the same).
-  static std::map<int, std::shared_ptr<cuda::DeviceExecutor>> drivers;
-  if (auto it = drivers.find(d.index); it != drivers.end()) return it->second;
+  // Never destroyed: releasing a context from a static destructor may call
+  // into a libcuda that is already being torn down at exit.
+  static auto* drivers = new std::map<int, std::shared_ptr<cuda::DeviceExecutor>>;
+  if (auto it = drivers->find(d.index); it != drivers->end()) return it->second;
   try {
-    return drivers[d.index] = make_driver_executor(d.index);
+    return (*drivers)[d.index] = make_driver_executor(d.index);
   } catch (const std::exception& e) {
     throw std::runtime_error("device '" + d.str() + "' is not available: " + e.what() +
                              "\n(without a GPU, BRAZE_CUDA=emulate runs CUDA kernels in host emulation, "
