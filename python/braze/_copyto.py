@@ -15,7 +15,9 @@ def copyto(dst, src):
     ``bz.jit(out=...)`` allocates nothing per iteration. ``src`` is a NumPy
     array (any strides) or a braze tensor, lazy or realized, of ``dst``'s
     dtype and of its shape or one that broadcasts to it; a Python number
-    or list is converted to ``dst``'s dtype. Everything that reads ``dst``
+    or list is converted to ``dst``'s dtype. On a device other than the
+    CPU the values go through a temporary tensor on that device (one
+    allocation). Everything that reads ``dst``
     from now on sees the new values, as in NumPy: arrays returned earlier
     by ``dst.numpy()`` and lazy tensors recorded on it.
     """
@@ -30,6 +32,13 @@ def copyto(dst, src):
     is_array = isinstance(src, (np.ndarray, np.generic)) or hasattr(src, "__array__")
     arr = np.asarray(src) if is_array else np.asarray(src, dtype=dst.dtype)
     _check(dst, arr.dtype, arr.shape)
+    if dst.device != "cpu":
+        # Device memory has no host view: the values go through a tensor
+        # on dst's device (one transfer and, for now, one allocation).
+        from . import asarray
+        full = np.broadcast_to(arr, dst.shape)
+        _core.assign([dst], [asarray(np.ascontiguousarray(full), device=dst.device)])
+        return
     # A view of dst's own bytes; NumPy copies contiguous data with memcpy
     # and strided or broadcast data element by element, without a temporary.
     view = dst._writable_bytes().view(dst.dtype).reshape(dst.shape)
