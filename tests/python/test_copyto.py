@@ -140,3 +140,17 @@ def test_a_model_loop_with_copyto_and_out_allocates_nothing_per_iteration():
     # The last iteration's result is the block of the last input, not a stale one.
     np.testing.assert_allclose(out.numpy(), step(bz.tensor(inputs[-1]), p, mask).numpy(), rtol=1e-5, atol=1e-5)
     assert not np.allclose(out.numpy(), first)
+
+
+def test_copyto_into_a_device_tensor(monkeypatch):
+    # Host emulation of the CUDA device (tests/python/test_cuda.py): no host
+    # view of device memory, so the values go through a device tensor.
+    monkeypatch.setenv("BRAZE_CUDA", "emulate")
+    x = bz.tensor(np.zeros((3, 4), np.float32), device="cuda")
+    a = rand(3, 4)
+    bz.copyto(x, a)
+    np.testing.assert_array_equal(x.to("cpu").numpy(), a)
+    bz.copyto(x, a[0])  # broadcast
+    np.testing.assert_array_equal(x.to("cpu").numpy(), np.broadcast_to(a[0], (3, 4)))
+    with pytest.raises(ValueError, match="copyto: src is float64"):
+        bz.copyto(x, np.zeros((3, 4)))
