@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <type_traits>
+#include <vector>
 
 namespace braze::jit {
 
@@ -44,6 +45,9 @@ class ConstantPool {
     std::memcpy(&v, &bits, 8);
     return f64(v);
   }
+  // A table of float64 values read by gathers (Note [Tables of the float64
+  // math] in vector_math_f64.h); equal tables are emitted once.
+  const Xbyak::Label& table_f64(const std::vector<double>& v) { return table_labels_[v]; }
   // Per-lane values (16 lanes), e.g. lane indices or a tail mask.
   Xbyak::Address lanes(const std::array<uint32_t, 16>& v) { return c_.ptr[c_.rip + lane_labels_[v]]; }
   // Emits the pool after the last instruction; code_size() then says where
@@ -60,6 +64,15 @@ class ConstantPool {
       c_.L(label);
       for (uint32_t x : v) c_.dd(x);
     }
+    for (auto& [v, label] : table_labels_) {
+      c_.align(64);
+      c_.L(label);
+      for (double x : v) {
+        uint64_t bits;
+        std::memcpy(&bits, &x, 8);
+        c_.dq(bits);
+      }
+    }
   }
   size_t code_size() const { return code_size_; }
 
@@ -67,6 +80,7 @@ class ConstantPool {
   Xbyak::CodeGenerator& c_;
   std::map<uint32_t, Xbyak::Label> labels_;
   std::map<std::array<uint32_t, 16>, Xbyak::Label> lane_labels_;
+  std::map<std::vector<double>, Xbyak::Label> table_labels_;
   size_t code_size_ = 0;
 };
 
@@ -116,6 +130,18 @@ class VectorOps {
       c_.kortestw(c_.k2, c_.k2);
     } else {
       c_.vcmpps(tmp, a, b, pred);
+      c_.vptest(tmp, tmp);
+    }
+    c_.jz(to, Xbyak::CodeGenerator::T_NEAR);
+  }
+
+  // The same over float64 lanes.
+  void jump_if_none_f64(const R& tmp, const R& a, const Xbyak::Operand& b, uint8_t pred, const Xbyak::Label& to) {
+    if constexpr (kZmm) {
+      c_.vcmppd(c_.k2, a, b, pred);
+      c_.kortestb(c_.k2, c_.k2);
+    } else {
+      c_.vcmppd(tmp, a, b, pred);
       c_.vptest(tmp, tmp);
     }
     c_.jz(to, Xbyak::CodeGenerator::T_NEAR);
@@ -172,6 +198,21 @@ class VectorOps {
       c_.vcmppd(dst, a, b, pred);
     }
   }
+  // dst = table[index + at] per 64-bit lane: index holds element indices
+  // (int64 lanes) into the float64 table whose address is in `base`; mask
+  // is clobbered (AVX2 takes the gather's mask in a vector register).
+  // dst, index and mask must differ.
+  void gather_f64(const R& dst, const Xbyak::Reg64& base, const R& index, int at, const R& mask) {
+    if constexpr (kZmm) {
+      (void)mask;
+      c_.kxnorw(c_.k2, c_.k2, c_.k2);
+      c_.vgatherqpd(dst | c_.k2, c_.ptr[base + index * 8 + 8 * at]);
+    } else {
+      c_.vpcmpeqq(mask, mask, mask);
+      c_.vgatherqpd(dst, c_.ptr[base + index * 8 + 8 * at], mask);
+    }
+  }
+
   // NumPy maximum/minimum of float64 lanes, as maximum/minimum below.
   void maximum_f64(const R& dst, const R& a, const R& b, const R& s) {
     c_.vmaxpd(s, b, a);

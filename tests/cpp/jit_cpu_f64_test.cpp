@@ -185,8 +185,18 @@ std::vector<double> sweep() {
   for (double e : std::initializer_list<double>{0.0, INFINITY, NAN, 4.9406564584124654e-324, 1e-320, 2.2250738585072009e-308, 2.2250738585072014e-308,
                    DBL_MAX, 1.0, 709.78271289338397, 709.782712893384, 709.79, 710.0, 745.13321910194111, 745.1332191019412,
                    745.2, 708.39641853226408, 708.4, 1023.0, 1024.0, 1074.0, 1075.0, 1100.0, 1e300, 0.34657359027997264,
-                   0.5, 2.0, 36.0, 37.0})
+                   0.5, 2.0, 36.0, 37.0, 37.5, 40.0, 0x1p-54, 0x1p-53, 1e-10, 0.9999999999, 1.0000000001,
+                   0x1p32, 0x1.0000000000001p32, 0x1p33, 1e15, 1e22, 0x1p1023, 6381956970095103.0 * 0x1p797})
     for (double sign : {1.0, -1.0}) v.push_back(sign * e);
+  // log1p near -1 and expm1 where its halves change; sin and cos near
+  // multiples of pi/2 (the reduction's hardest inputs) out to the fast
+  // domain's end and past it.
+  for (int i = 0; i <= 20000; ++i) v.push_back(-1 + std::ldexp(1.0, -1 - i % 53) * (1 + i / 53));
+  for (double k = 1; k < 0x1p40; k = k * 1.37 + 1) {
+    const double x = static_cast<double>(static_cast<long double>(k) * 1.57079632679489661923132169163975144L);
+    for (double y = std::nextafter(std::nextafter(x, 0.0), 0.0), n = 0; n < 5; ++n, y = std::nextafter(y, INFINITY))
+      v.push_back(y), v.push_back(-y);
+  }
   return v;
 }
 
@@ -204,6 +214,10 @@ TEST(JitCpuF64, VectorMathErrorBounds) {
       {log2, [](long double x) { return log2l(x); }, 2, "log2"},
       {sigmoid, [](long double x) { return 1 / (1 + expl(-x)); }, 2, "sigmoid"},
       {tanh, [](long double x) { return tanhl(x); }, 2, "tanh"},
+      {expm1, [](long double x) { return expm1l(x); }, 1, "expm1"},
+      {log1p, [](long double x) { return log1pl(x); }, 2, "log1p"},
+      {sin, [](long double x) { return sinl(x); }, 1, "sin"},
+      {cos, [](long double x) { return cosl(x); }, 1, "cos"},
   };
   const std::vector<double> xs = sweep();
   Tensor x = from_vector<double>(xs, {static_cast<int64_t>(xs.size())}, DType::Float64);
