@@ -12,7 +12,8 @@
 //   log2     2 ulp  log, times log2(e)
 //   log1p    2 ulp  log(u) + c/u, u = 1 + x and c its exact rounding error
 //   expm1    1 ulp  2 (2^(n-1) e^r - 1/2) summed in double-double, one rounding
-//   sigmoid  2 ulp  1/(1 + e^-|x|), or e^-|x|/(1 + e^-|x|) for x < 0
+//   sigmoid  2 ulp  1/(1 + e^-|x|), or e^-|x|/(1 + e^-|x|) for x < 0, the
+//                   rounding of 1 + e^-|x| put back
 //   tanh     2 ulp  below |x| = 0.55 its Taylor series to x^39 (the terms
 //                   shrink by (x 2/pi)^2 < 0.123); above, 1 - 2/(e^2|x| + 1),
 //                   which cancels no more than one bit there
@@ -152,16 +153,23 @@ class VectorMathF64 {
     c_.vorpd(dst, dst, s[0]);  // the sign of x (of -0 too)
   }
 
-  // Note: e^-|x| never overflows, so neither form divides inf by inf.
+  // Note: e^-|x| never overflows, so neither form divides inf by inf. The
+  // rounding d of u = 1 + e (exact by Fast2Sum, 1 >= e) is put back as
+  // q (1 - d/u), so only e's error and the division's remain.
   void sigmoid(const R& dst, const R& x, const Scratch& s) {
     c_.vandpd(s[4], x, k_.bits64(0x7fffffffffffffffull));
     c_.vxorpd(s[4], s[4], k_.bits64(0x8000000000000000ull));  // -|x|
     exp(dst, s[4], {s[0], s[1], s[2], s[3], s[4]});           // e = e^-|x|
-    c_.vaddpd(s[0], dst, k_.f64(1.0));                        // 1 + e
+    c_.vaddpd(s[0], dst, k_.f64(1.0));                        // u = 1 + e
+    c_.vmovapd(s[3], k_.f64(1.0));
+    c_.vsubpd(s[3], s[3], s[0]);
+    c_.vaddpd(s[3], s[3], dst);                               // d = (1 - u) + e
     c_.vmovapd(s[1], k_.f64(1.0));
     ops_.cmp_f64(s[2], x, k_.f64(0.0), VectorOps<R>::Lt);
     ops_.blend_f64(s[1], s[1], dst, s[2]);                    // x < 0 ? e : 1
-    c_.vdivpd(dst, s[1], s[0]);
+    c_.vdivpd(dst, s[1], s[0]);                               // q
+    c_.vdivpd(s[3], s[3], s[0]);
+    c_.vfnmadd231pd(dst, s[3], dst);                          // q - q d/u
   }
 
  private:

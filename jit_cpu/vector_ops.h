@@ -46,7 +46,7 @@ class ConstantPool {
     return f64(v);
   }
   // A table of float64 values read by gathers (Note [Tables of the float64
-  // math] in vector_math_f64.h); equal tables are emitted once.
+  // math] in erf_f64.h); equal tables are emitted once.
   const Xbyak::Label& table_f64(const std::vector<double>& v) { return table_labels_[v]; }
   // Per-lane values (16 lanes), e.g. lane indices or a tail mask.
   Xbyak::Address lanes(const std::array<uint32_t, 16>& v) { return c_.ptr[c_.rip + lane_labels_[v]]; }

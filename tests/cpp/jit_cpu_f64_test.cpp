@@ -181,6 +181,7 @@ std::vector<double> sweep() {
   }
   for (int i = 0; i <= 200000; ++i) v.push_back(-760.0 + 1480.0 * i / 200000);
   for (int i = 0; i <= 100000; ++i) v.push_back(0.5 + 1.5 * i / 100000);
+  for (int i = 0; i <= 100000; ++i) v.push_back(-6.5 + 13.0 * i / 100000);  // erf's quarters
   for (int k = 1; k < 50; ++k) v.push_back(1 + std::ldexp(1.0, -k)), v.push_back(1 - std::ldexp(1.0, -k));
   for (double e : std::initializer_list<double>{0.0, INFINITY, NAN, 4.9406564584124654e-324, 1e-320, 2.2250738585072009e-308, 2.2250738585072014e-308,
                    DBL_MAX, 1.0, 709.78271289338397, 709.782712893384, 709.79, 710.0, 745.13321910194111, 745.1332191019412,
@@ -218,6 +219,7 @@ TEST(JitCpuF64, VectorMathErrorBounds) {
       {log1p, [](long double x) { return log1pl(x); }, 2, "log1p"},
       {sin, [](long double x) { return sinl(x); }, 1, "sin"},
       {cos, [](long double x) { return cosl(x); }, 1, "cos"},
+      {erf, [](long double x) { return erfl(x); }, 1, "erf"},
   };
   const std::vector<double> xs = sweep();
   Tensor x = from_vector<double>(xs, {static_cast<int64_t>(xs.size())}, DType::Float64);
