@@ -7,6 +7,7 @@
 
 #include "jit_cpu/row_kernel_gen.h"
 #include "jit_cpu/erf_f64.h"
+#include "jit_cpu/pow_f64.h"
 #include "jit_cpu/trig_f64.h"
 
 namespace braze::jit::detail {
@@ -94,6 +95,12 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
     case Op::Expm1: math64_.expm1(d, a, math_scratch); return;
     case Op::Log1p: math64_.log1p(d, a, math_scratch); return;
     case Op::Sin: SinCosF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch, /*cos=*/false); return;
+    case Op::Pow: {
+      const int e = alloc();  // pow needs a sixth temporary
+      PowF64<Vmm>(*this, k_, ops_).emit(d, a, b, math_scratch, vr(e));
+      release(e);
+      return;
+    }
     case Op::Erf: ErfF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch); return;
     case Op::Cos: SinCosF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch, /*cos=*/true); return;
     case Op::Sqrt: vsqrtpd(d, a); return;

@@ -237,6 +237,50 @@ TEST(JitCpuF64, VectorMathErrorBounds) {
     }
 }
 
+// pow over pairs: every special base against every special exponent, and
+// random bases of every magnitude with exponents that make y log|x| sweep
+// [-760, 760] (all of the float64 range, overflow and underflow included),
+// integers with negative bases, and bases next to 1 with huge exponents.
+TEST(JitCpuF64, PowErrorBounds) {
+  std::vector<double> xs, ys;
+  const double kSpecial[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, 10.0,
+                             4.9406564584124654e-324, 2.2250738585072014e-308, DBL_MAX, -DBL_MAX, 1 + 0x1p-52,
+                             1 - 0x1p-53, -1 - 0x1p-52, 0.9999, 1.0001};
+  const double kSpecialY[] = {0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 0.5, -0.5, 1.5, 1 / 3.0, 7.0, -7.0,
+                              1023.0, -1022.0, -1074.0, 1024.0, 0x1p53, 0x1p53 + 2, 0x1p53 - 1, 1e300, -1e300,
+                              INFINITY, -INFINITY, NAN, 0x1p-60, 0x1p62, -0x1p62, 0x1p70};
+  for (double x : kSpecial)
+    for (double y : kSpecialY) xs.push_back(x), ys.push_back(y);
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int i = 0; i < 400000; ++i) {
+    double x = std::ldexp(1 + unit(rng), static_cast<int>(unit(rng) * 2098) - 1075);
+    if (i % 4 == 0) x = 1 + (unit(rng) - 0.5) * std::ldexp(1.0, -static_cast<int>(unit(rng) * 52));
+    const double w = -760 + 1520 * unit(rng);
+    double y = w / std::log(x);
+    if (i % 3 == 0) y = std::nearbyint(y), x = -x;  // negative bases with integer exponents
+    xs.push_back(x), ys.push_back(y);
+  }
+  const int64_t n = static_cast<int64_t>(xs.size());
+  Tensor x = from_vector<double>(xs, {n}, DType::Float64), y = from_vector<double>(ys, {n}, DType::Float64);
+  for (jit::Isa isa : isas()) {
+    std::vector<double> got = run_single_kernel<double>(power(x, y), isa);
+    ASSERT_EQ(got.size(), xs.size());
+    double worst = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const long double want = powl(xs[i], ys[i]);
+      double e = ulps(got[i], want);
+      if (!std::isnan(want) && !std::isnan(got[i]) && want == 0 && got[i] == 0 && std::signbit(got[i]) != std::signbit(static_cast<double>(want)))
+        e = INFINITY;  // the sign of a zero result
+      if (!(e <= worst)) worst = e, at = i;
+    }
+    std::printf("pow on %s: %.3f ulp at most\n", std::string(jit::name(isa)).c_str(), worst);
+    EXPECT_LE(worst, 1) << "pow on " << jit::name(isa) << ": worst at " << xs[at] << " ** " << ys[at] << " = "
+                        << got[at] << ", want " << static_cast<double>(powl(xs[at], ys[at]));
+  }
+}
+
 // The float64 math keeps the sign of zero and saturates exactly.
 TEST(JitCpuF64, VectorMathEdges) {
   Tensor x = from_vector<double>({-0.0, 0.0, -INFINITY, INFINITY, NAN, -800.0, 800.0, 1.0}, {8}, DType::Float64);
