@@ -72,10 +72,29 @@ TEST(JitCpuF64, RuntimeInterpretsNoFloat64Kernel) {
   if (rt.backend() == BackendKind::Reference) GTEST_SKIP() << "the reference backend runs no kernels";
   Tensor x = f64s(64, 300, 2), w = f64s(1, 300, 3);
   rt.reset_stats();
-  Tensor chain = sqrt(abs(exp(x * 0.5 - w) + 1.0) / (maximum(x, w) * x + 2.0)) - log(abs(x) + 1.0);
+  Tensor chain = sqrt(abs(exp(x * 0.5 - w) + 1.0) / (maximum(x, w) * x + 2.0)) - log(abs(x) + 1.0) +
+                 sin(x) * cos(w) + power(abs(x), w) + erf(x) - expm1(w) * log1p(abs(x));
   realize({softmax(x), layer_norm(x, reshape(w, {300})), chain});
   EXPECT_EQ(stat("kernels_interpreted"), 0);
   EXPECT_GE(stat("kernels_launched"), 3);
+}
+
+// expm1, log1p, sin, cos, erf and pow of float64 in one kernel per ISA
+// (AVX-512 generated, run where the CPU has it), with specials and sin/cos
+// arguments past the fast reduction (the host call) in the data, at every
+// tail length.
+TEST(JitCpuF64, TranscendentalsInOneKernel) {
+  for (int64_t n : {1, 3, 4, 9, 33}) {
+    SCOPED_TRACE(n);
+    Tensor a = f64s(7, n, 21, true), b = f64s(7, n, 22, true);
+    std::vector<double> big;
+    for (int64_t i = 0; i < 7 * n; ++i) big.push_back(i % 3 == 0 ? 1e300 / (i + 1) : i % 3 == 1 ? -7e9 * i : 0.5 * i);
+    Tensor c = from_vector<double>(big, {7, n}, DType::Float64);
+    Tensor y = sin(a) + cos(b) * erf(a) + power(abs(a), b * 0.25) + expm1(a * 0.5) - log1p(abs(b));
+    Checked k = check_both({y, sin(c) - cos(c), power(a, 3.0) + power(-2.0 + a * 0.0, b)}, 1e-12);
+    expect_all_generated(k);
+    EXPECT_EQ(k.compiled, 6) << "one kernel per root and ISA";
+  }
 }
 
 // A 10-op chain over contiguous, transposed and broadcast float64 inputs
@@ -284,6 +303,7 @@ TEST(JitCpuF64, PowErrorBounds) {
 // The float64 math keeps the sign of zero and saturates exactly.
 TEST(JitCpuF64, VectorMathEdges) {
   Tensor x = from_vector<double>({-0.0, 0.0, -INFINITY, INFINITY, NAN, -800.0, 800.0, 1.0}, {8}, DType::Float64);
+  Tensor x1 = from_vector<double>({-0.0, 0.0, -INFINITY, INFINITY, NAN, -1.0, -2.0, 1.0}, {8}, DType::Float64);
   for (jit::Isa isa : isas()) {
     std::vector<double> e = run_single_kernel<double>(exp(x), isa), l = run_single_kernel<double>(log(x), isa),
                         s = run_single_kernel<double>(sigmoid(x), isa), t = run_single_kernel<double>(tanh(x), isa);
@@ -309,6 +329,29 @@ TEST(JitCpuF64, VectorMathEdges) {
     EXPECT_EQ(s[3], 1.0);
     EXPECT_EQ(s[0], 0.5);
     EXPECT_TRUE(std::isnan(s[4]));
+    // Odd functions keep -0; saturation and the ends of the domains.
+    for (Tensor (*f)(const Operand&) : {sin, expm1, log1p, erf}) {
+      std::vector<double> y = run_single_kernel<double>(f(x), isa);
+      EXPECT_TRUE(y[0] == 0.0 && std::signbit(y[0]));
+      EXPECT_TRUE(y[1] == 0.0 && !std::signbit(y[1]));
+      EXPECT_TRUE(std::isnan(y[4]));
+    }
+    std::vector<double> m = run_single_kernel<double>(expm1(x), isa), p = run_single_kernel<double>(log1p(x1), isa),
+                        r = run_single_kernel<double>(erf(x), isa), c = run_single_kernel<double>(cos(x), isa),
+                        n = run_single_kernel<double>(sin(x), isa);
+    EXPECT_EQ(m[2], -1.0);
+    EXPECT_EQ(m[3], INFINITY);
+    EXPECT_EQ(m[5], -1.0);
+    EXPECT_EQ(m[6], INFINITY);
+    EXPECT_EQ(p[5], -INFINITY);  // log1p(-1)
+    EXPECT_TRUE(std::isnan(p[6]));  // log1p(-2)
+    EXPECT_TRUE(std::isnan(p[2]));
+    EXPECT_EQ(p[3], INFINITY);
+    EXPECT_EQ(r[2], -1.0);
+    EXPECT_EQ(r[3], 1.0);
+    EXPECT_EQ(r[6], 1.0);
+    EXPECT_EQ(c[0], 1.0);
+    EXPECT_TRUE(std::isnan(c[2]) && std::isnan(c[3]) && std::isnan(n[2]) && std::isnan(n[3]));
   }
 }
 
