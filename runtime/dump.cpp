@@ -12,6 +12,7 @@
 #include "graph/check.h"
 #include "graph/serialize.h"
 #include "jit_cpu/disassemble.h"
+#include "runtime/dump_cuda.h"
 
 namespace braze {
 
@@ -30,6 +31,22 @@ std::string runs_on_interpreter(const jit::Lookup& found, jit::Isa isa) {
 
 std::string asm_file_name(const KernelKey& key, jit::Isa isa) { return key.hex() + "." + std::string(name(isa)) + ".s"; }
 
+std::string ptx_file_name(const KernelKey& key, int arch) { return key.hex() + ".sm_" + std::to_string(arch) + ".ptx"; }
+
+// A CUDA text, or a comment saying why there is none: a dump never fails
+// the realize that wrote it.
+template <class Make>
+std::string cuda_text_or_why(const char* what, Make make) {
+  try {
+    return make();
+  } catch (const std::exception& e) {
+    std::string why = e.what();
+    for (char& c : why)
+      if (c == '\n') c = ' ';
+    return std::string("// no ") + what + ": " + why + "\n";
+  }
+}
+
 }  // namespace
 
 DumpOptions parse_dump_options(const char* what, const char* dir, std::vector<std::string>& unknown) {
@@ -43,6 +60,8 @@ DumpOptions parse_dump_options(const char* what, const char* dir, std::vector<st
     else if (w == "asm") o.assembly = true;
     else if (w == "graph") o.graph = true;
     else if (w == "plan") o.plan = true;
+    else if (w == "cuda") o.cuda = true;
+    else if (w == "ptx") o.ptx = true;
     else unknown.push_back(w);
   }
   return o;
@@ -53,6 +72,7 @@ DumpOptions dump_options_from_env() {
   DumpOptions o = parse_dump_options(std::getenv("BRAZE_DUMP"), std::getenv("BRAZE_DUMP_DIR"), unknown);
   BRAZE_CHECK(unknown.empty(), "BRAZE_DUMP: '", unknown.empty() ? "" : unknown.front(),
               "' is not something braze can dump; expected a comma-separated list of: ", kDumpWords);
+  o.ptx_arch = check_cuda_dumps(o.cuda, o.ptx);
   return o;
 }
 
@@ -115,10 +135,14 @@ void Dumper::kernel(const Schedule& s, const Step& step, const jit::Lookup& foun
   DumpOptions o = options();
   std::string fused = o.fused ? fused_text(s, step, found, isa) : "";
   std::string assembly = o.assembly ? asm_text(key, found, isa) : "";
+  std::string cuda = o.cuda ? cuda_text_or_why("CUDA source", [&] { return cuda_dump_text(step.spec); }) : "";
+  std::string ptx = o.ptx ? cuda_text_or_why("PTX", [&] { return ptx_dump_text(step.spec, o.ptx_arch); }) : "";
   std::lock_guard<std::mutex> lock(mu_);
   if (!enabled()) return;  // a write failed meanwhile
   if (o.fused && !write(o.dir / (key.hex() + ".fused.txt"), fused)) return;
-  if (o.assembly) write(o.dir / asm_file_name(key, isa), assembly);
+  if (o.assembly && !write(o.dir / asm_file_name(key, isa), assembly)) return;
+  if (o.cuda && !write(o.dir / (key.hex() + ".cu"), cuda)) return;
+  if (o.ptx) write(o.dir / ptx_file_name(key, o.ptx_arch), ptx);
 }
 
 void Dumper::program(const Graph& graph, const Schedule& s, const memplan::Liveness& l,

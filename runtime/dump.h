@@ -36,6 +36,18 @@ namespace braze {
 //   plan:  <hash>.plan.txt   the program's steps and memory plan (each
 //                            intermediate's live steps, bytes and arena
 //                            offset), the text `braze plan` prints
+// and, per compiled kernel again, what the CUDA backend makes of its spec
+// (Note [CUDA dump texts] in dump_cuda.h), whatever device ran it:
+//   cuda:  <key>.cu          the CUDA C++ jit_cuda renders, the text of
+//                            `braze kernels --target cuda`
+//   ptx:   <key>.sm_XX.ptx   NVRTC's PTX of that source for sm_XX (the GPU's
+//                            architecture, else sm_90; BRAZE_DUMP_ARCH
+//                            overrides), the text of `braze kernels --target
+//                            cuda --emit ptx --arch sm_XX`; a source NVRTC
+//                            rejects gives a file saying why
+// `cuda` and `ptx` in a build without the CUDA backend, and `ptx` without a
+// loadable libnvrtc, are errors when the options are read (the first op),
+// naming what is missing.
 // Files are written when the kernel cache compiles a kernel, not on cache
 // hits, so a loop dumps its kernels once; a later run overwrites them.
 // Dumping happens where kernels are compiled, so BRAZE_BACKEND=reference
@@ -45,20 +57,24 @@ struct DumpOptions {
   bool assembly = false;
   bool graph = false;
   bool plan = false;
+  bool cuda = false;
+  bool ptx = false;
+  int ptx_arch = 0;  // 90 for sm_90; set by dump_options_from_env when ptx
   std::filesystem::path dir = "braze_dump";
-  bool any() const { return fused || assembly || graph || plan; }
+  bool any() const { return fused || assembly || graph || plan || cuda || ptx; }
 };
 
 // The words BRAZE_DUMP accepts, in the order an error lists them.
-inline constexpr const char* kDumpWords = "fused, asm, graph, plan";
+inline constexpr const char* kDumpWords = "fused, asm, graph, plan, cuda, ptx";
 
 // `what` and `dir` are the variables' values (null: unset). Words of `what`
 // that name nothing to dump are appended to `unknown`.
 DumpOptions parse_dump_options(const char* what, const char* dir, std::vector<std::string>& unknown);
 
 // parse_dump_options on the environment; an unknown word is an error that
-// lists the known ones (the runtime context calls it when first used, so the
-// first op raises it).
+// lists the known ones, and `cuda` / `ptx` are checked and the PTX
+// architecture chosen (check_cuda_dumps). The runtime context calls it when
+// first used, so the first op raises the error.
 DumpOptions dump_options_from_env();
 
 class Dumper {
@@ -71,7 +87,7 @@ class Dumper {
   DumpOptions options();
 
   // Writes the files for a kernel step of `s` that the CPU kernel cache has
-  // just compiled into `found`. Thread-safe. A failure to write is a warning
+  // just compiled into `found` (and its CUDA texts, when asked). Thread-safe. A failure to write is a warning
   // on stderr and turns dumping off: it must never fail a realize.
   void kernel(const Schedule& s, const Step& step, const jit::Lookup& found, jit::Isa isa);
   // Writes the files for a program just made from `graph` (the lowered

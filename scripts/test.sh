@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The toolkit's SASS disassembler comes as a wheel (requirements-dev.txt):
+# `braze kernels --emit sass` finds it on PATH.
+PATH="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/nvidia/cu13/bin:$PATH"
+export PATH
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 # The Python suite runs through the generated kernels for each vector ISA
 # the CPU has, and through the reference interpreter.

@@ -77,17 +77,23 @@ int run_cli(std::span<const std::string> args, std::ostream& out, std::ostream& 
       ->capture_default_str();
   kernels->add_option("--isa", isa, "cpu: x86-64 vector ISA (default: the best this CPU has, or BRAZE_CPU_ISA)")
       ->check(CLI::IsMember({"avx2", "avx512"}));
-  kernels->add_option("--emit", emit, "cuda: what to show: cuda (the source, default), ptx, cubin (size, registers)")
-      ->check(CLI::IsMember({"cuda", "ptx", "cubin"}));
-  kernels->add_option("--arch", arch, "cuda: the GPU architecture for ptx and cubin (sm_80, sm_90, ...; default sm_90)");
+  kernels
+      ->add_option("--emit", emit,
+                   "cuda: what to show: cuda (the source, default), ptx, cubin (size, registers, shared memory), "
+                   "sass (needs the toolkit's nvdisasm or cuobjdump)")
+      ->check(CLI::IsMember({"cuda", "ptx", "cubin", "sass"}));
+  kernels->add_option("--arch", arch,
+                      "cuda: the GPU architecture for ptx, cubin and sass (sm_80, sm_90, ...; default: the GPU's, "
+                      "else sm_90)");
 
   RunOptions run_options;
-  CLI::App* run = app.add_subcommand("run", "realize on the CPU, check against the reference interpreter, time it");
+  CLI::App* run = app.add_subcommand("run", "realize on a device, check against the reference interpreter, time it");
   add_source(run, src);
   add_format(run, run_options.format, {"text", "json"});
   run->add_option("--inputs", run_options.npy_inputs,
                   "one .npy file per graph input, in input order (default: data saved in FILE, else random)")
       ->delimiter(',');
+  run->add_option("--device", run_options.device, "where to realize: cpu, cuda, cuda:N")->capture_default_str();
   run->add_option("--seed", run_options.seed, "seed of the random inputs")->capture_default_str();
   run->add_option("--repeat", run_options.repeat, "timed runs after the first")
       ->check(CLI::PositiveNumber)

@@ -25,12 +25,14 @@ void show_fusion(const GraphSource& src, const std::string& format, std::ostream
 void show_kernels(const GraphSource& src, const std::string& isa, const std::string& format, std::ostream& out);
 
 // `braze kernels --target cuda`: per kernel, its CUDA C++ (emit "cuda"),
-// PTX ("ptx") or cubin size with registers and shared memory ("cubin") for
-// `arch` ("sm_90"; "" = sm_90). Needs NVRTC, no GPU. format: text, json.
+// PTX ("ptx"), cubin size with registers and shared memory ("cubin") or
+// that and the cubin's SASS ("sass", tools/sass.h) for `arch` ("sm_90";
+// "" = the GPU's, else sm_90). Needs NVRTC, no GPU. format: text, json.
 void show_cuda_kernels(const GraphSource& src, const std::string& emit, const std::string& arch,
                        const std::string& format, std::ostream& out);
 
 struct RunOptions {
+  std::string device = "cpu";  // Device::parse's words: cpu, cuda, cuda:N
   std::vector<std::string> npy_inputs;  // by input number; empty: saved data, else random
   uint64_t seed = 0;
   int repeat = 10;  // timed runs after the first
@@ -39,7 +41,9 @@ struct RunOptions {
 
 // `braze run`: realizes the graph on the CPU, checks every output against
 // the reference interpreter and prints per step and whole-run times.
-// Throws (exit 1) when an output disagrees with the reference.
+// Throws (exit 1) when an output disagrees with the reference, and for a
+// CUDA device (the runtime's reason when it has none; else that `run` does
+// not drive CUDA execution yet).
 void run_graph(const GraphSource& src, const RunOptions& options, std::ostream& out);
 
 struct PlanOptions {

@@ -1,4 +1,5 @@
-// `braze doctor`: what this machine offers braze. The CUDA libraries are
+// `braze doctor`: what this machine offers braze. The CUDA libraries and
+// devices come from doctor_cuda.cpp where jit_cuda is built. The libraries are
 // looked for the way the CUDA backend will load them (dlopen, never linked:
 // DESIGN.md section 5), so the answer is the one braze itself would get.
 #include <dlfcn.h>
@@ -8,6 +9,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iomanip>
+#include <optional>
 #include <ostream>
 
 #include "jit_cpu/disassemble.h"
@@ -16,6 +19,7 @@
 #include "jit_cpu/thread_pool.h"
 #include "runtime/context.h"
 #include "tools/commands.h"
+#include "tools/sass.h"
 #if BRAZE_HAVE_CUDA_BACKEND
 #include "tools/doctor_cuda.h"
 #endif
@@ -113,15 +117,20 @@ nlohmann::json facts() {
   // No CUDA backend in this build: still say what the machine has.
   nlohmann::json cuda = nlohmann::json::array();
   for (const Library& lib : cuda_libraries()) cuda.push_back(probe(lib));
-  nlohmann::json devices = nlohmann::json::array();
+  nlohmann::json devices = {{"devices", nlohmann::json::array()},
+                             {"none_because", "this braze has no CUDA backend (no CUDA headers at build time)"}};
 #endif
   std::string tool = jit::disassembler();
+  std::optional<CudaDisassembler> sass = find_cuda_disassembler();
   return {{"cpu", cpu},
           {"disassembler", tool.empty() ? nlohmann::json(nullptr) : nlohmann::json(tool)},
           {"library_calls", {{"onednn", dnn::available()}, {"library", dnn::version()}}},
           {"cuda_backend", BRAZE_HAVE_CUDA_BACKEND != 0},
           {"cuda", cuda},
-          {"cuda_devices", devices},
+          {"cuda_driver_version", devices.value("driver_version", nlohmann::json(nullptr))},
+          {"cuda_devices", devices["devices"]},
+          {"cuda_devices_none_because", devices.value("none_because", nlohmann::json(nullptr))},
+          {"cuda_disassembler", sass ? nlohmann::json(sass->path) : nlohmann::json(nullptr)},
           {"cache", cache_facts()}};
 }
 
@@ -158,10 +167,23 @@ void doctor(const std::string& format, std::ostream& out) {
     out << "\n";
   }
   if (!f["cuda_backend"]) out << "cuda backend: not built (no CUDA headers at build time)\n";
-  for (const nlohmann::json& d : f["cuda_devices"])
-    out << "cuda device " << d["index"].get<int>() << ": " << d["name"].get<std::string>() << " ("
-        << d["arch"].get<std::string>() << ")\n";
-  if (f["cuda_backend"] && f["cuda_devices"].empty()) out << "cuda devices: none\n";
+  if (f["cuda_devices"].empty()) {
+    out << "cuda devices: none: " << f["cuda_devices_none_because"].get<std::string>() << "\n";
+  } else {
+    out << "cuda devices: " << f["cuda_devices"].size() << " (driver API "
+        << f["cuda_driver_version"].get<std::string>() << ")\n";
+    for (const nlohmann::json& d : f["cuda_devices"])
+      out << "  cuda:" << d["index"].get<int>() << ": " << d["name"].get<std::string>() << ", "
+          << d["arch"].get<std::string>() << " (compute capability " << d["compute_capability"].get<std::string>()
+          << "), " << std::fixed << std::setprecision(1) << d["memory_bytes"].get<double>() / (1 << 30) << " GiB, "
+          << d["multiprocessors"].get<int>() << " multiprocessors"
+          << (d["braze_can_target"].get<bool>() ? "" : "; braze's kernels need sm_80 or later") << "\n";
+  }
+  out << "cuda disassembler (--emit sass): "
+      << (f["cuda_disassembler"].is_null() ? "none (nvdisasm or cuobjdump: not in $PATH, $CUDA_HOME/bin, "
+                                             "$CUDA_PATH/bin or /usr/local/cuda*/bin)"
+                                           : f["cuda_disassembler"].get<std::string>())
+      << "\n";
   const nlohmann::json& c = f["cache"];
   out << "cache: " << c["memory_kernels"].get<size_t>() << " kernel(s) in memory; disk cache "
       << c["directory"].get<std::string>();

@@ -14,6 +14,7 @@
 #include "graph/reference.h"
 #include "jit_cpu/thread_pool.h"
 #include "runtime/context.h"
+#include "runtime/device.h"
 #include "runtime/execute.h"
 #include "tools/commands.h"
 #include "tools/copy_bandwidth.h"
@@ -95,9 +96,26 @@ std::string ms(int64_t ns) {
   return s.str();
 }
 
+// --device, checked before anything runs. A CUDA device gets the runtime's
+// own reason first (no CUDA backend, driver or device); once the runtime
+// can realize there, what is left is `run` itself: its timing and checks
+// still drive execute() on the CPU, so it says so rather than run there.
+void check_run_device(const std::string& word) {
+  Device d;
+  try {
+    d = Device::parse(word);
+    check_available(d);
+  } catch (const std::exception& e) {
+    BRAZE_CHECK(false, "run --device ", word, ": ", e.what());
+  }
+  BRAZE_CHECK(d.kind == DeviceKind::CPU, "run --device ", word,
+              ": `braze run` cannot realize on a CUDA device yet (it times CPU execution); use --device cpu");
+}
+
 }  // namespace
 
 void run_graph(const GraphSource& src, const RunOptions& o, std::ostream& out) {
+  check_run_device(o.device);
   BRAZE_CHECK(o.repeat >= 1, "run: --repeat must be at least 1, got ", o.repeat);
   RunInputs inputs = choose_inputs(src, o.npy_inputs, o.seed);
   Schedule s = make_schedule(src.graph);

@@ -28,9 +28,9 @@ PROGRAM = textwrap.dedent("""
 """)
 
 
-def run(tmp_path, dump, dump_dir, program=PROGRAM):
+def run(tmp_path, dump, dump_dir, program=PROGRAM, env=None):
     path = os.pathsep.join(p for p in (BRAZE_PATH, os.environ.get("PYTHONPATH")) if p)
-    env = dict(os.environ, BRAZE_DUMP_DIR=str(dump_dir), BRAZE_BACKEND="cpu", PYTHONPATH=path)
+    env = dict(env or os.environ, BRAZE_DUMP_DIR=str(dump_dir), BRAZE_BACKEND="cpu", PYTHONPATH=path)
     env.pop("BRAZE_DUMP", None)
     if dump is not None:
         env["BRAZE_DUMP"] = dump
@@ -80,8 +80,36 @@ def test_unknown_dump_word_is_an_error_listing_the_known_ones(tmp_path):
     r = run(tmp_path, "fused,bogus", out)
     assert r.returncode != 0
     assert "ValueError: BRAZE_DUMP: 'bogus' is not something braze can dump" in r.stderr, r.stderr
-    assert "fused, asm, graph, plan" in r.stderr, r.stderr
+    assert "fused, asm, graph, plan, cuda, ptx" in r.stderr, r.stderr
     assert not out.exists()
+
+
+def test_ptx_without_nvrtc_is_a_one_line_error_naming_the_library(tmp_path):
+    out = tmp_path / "dump"
+    env = dict(os.environ, BRAZE_LIBNVRTC=str(tmp_path / "missing" / "libnvrtc.so"))
+    r = run(tmp_path, "ptx", out, env=env)
+    assert r.returncode != 0
+    last = r.stderr.strip().splitlines()[-1]
+    if "which this build lacks" in last:  # a build without the CUDA headers says that instead
+        assert "BRAZE_DUMP: 'ptx' needs braze's CUDA backend" in last, r.stderr
+    else:
+        assert last == ("ValueError: BRAZE_DUMP: 'ptx' needs NVRTC, and libnvrtc cannot be loaded (set "
+                        "BRAZE_LIBNVRTC to its path; `braze doctor` lists where it was looked for)"), r.stderr
+    assert not out.exists()
+
+
+def test_cuda_source_needs_no_nvrtc(tmp_path):
+    out = tmp_path / "dump"
+    env = dict(os.environ, BRAZE_LIBNVRTC=str(tmp_path / "missing" / "libnvrtc.so"))
+    r = run(tmp_path, "cuda", out, env=env)
+    if "which this build lacks" in r.stderr:  # a build without the CUDA headers
+        assert "BRAZE_DUMP: 'cuda' needs braze's CUDA backend" in r.stderr
+        return
+    assert r.returncode == 0, r.stderr
+    # softmax and i * i (which the CPU interprets; CUDA renders it all the same)
+    sources = sorted(out.glob("*.cu"))
+    assert len(sources) == 2, sorted(p.name for p in out.iterdir())
+    assert all('extern "C" __global__' in p.read_text() for p in sources)
 
 
 def run_logged(tmp_path, level):

@@ -1,9 +1,11 @@
 """Golden kernels: what BRAZE_DUMP writes is byte-identical from run to run,
 and is the code that ran, on a compile and on a cache hit alike (the keys in
 BRAZE_LOG=debug's lines name the dumped files), and `braze kernels` on the
-saved graph shows the same text. Each run is a fresh interpreter: braze
-reads the environment once per process."""
+saved graph shows the same text: the x86-64 code (fused,asm) and the CUDA
+source and PTX (cuda,ptx). Each run is a fresh interpreter: braze reads the
+environment once per process."""
 
+import json
 import os
 import pathlib
 import re
@@ -46,9 +48,9 @@ PROGRAM = textwrap.dedent("""
 """)
 
 
-def run_program(tmp_path, dump_dir):
+def run_program(tmp_path, dump_dir, dump="fused,asm"):
     path = os.pathsep.join(p for p in (BRAZE_PATH, os.environ.get("PYTHONPATH")) if p)
-    env = dict(os.environ, BRAZE_DUMP="fused,asm", BRAZE_DUMP_DIR=str(dump_dir), BRAZE_LOG="debug",
+    env = dict(os.environ, BRAZE_DUMP=dump, BRAZE_DUMP_DIR=str(dump_dir), BRAZE_LOG="debug",
                BRAZE_CPU_ISA="avx2", BRAZE_BACKEND="cpu", PYTHONPATH=path)
     r = subprocess.run([sys.executable, "-c", PROGRAM, str(tmp_path)], env=env, cwd=tmp_path,
                        capture_output=True, text=True, timeout=300)
@@ -102,3 +104,50 @@ def test_dumped_kernels_are_golden_and_are_what_ran(tmp_path):
         assert shown.returncode == 0, shown.stderr
         assert files[f"{key}.fused.txt"].decode() in shown.stdout, name
         assert files[f"{key}.avx2.s"].decode() in shown.stdout, name
+
+
+def cuda_dump_words():
+    """'cuda,ptx' where NVRTC loads, 'cuda' where only the backend is built."""
+    r = subprocess.run([braze_cli(), "doctor", "--format", "json"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    facts = json.loads(r.stdout)
+    if not facts["cuda_backend"]:
+        pytest.skip("this braze has no CUDA backend (no CUDA headers at build time)")
+    nvrtc = next(lib for lib in facts["cuda"] if lib["library"] == "libnvrtc")
+    return "cuda,ptx" if nvrtc["found"] else "cuda"
+
+
+def test_cuda_dumps_are_golden_and_are_what_braze_kernels_prints(tmp_path):
+    words = cuda_dump_words()
+    first = run_program(tmp_path, tmp_path / "first", words)
+    run_program(tmp_path, tmp_path / "second", words)
+    files = {p.name: p.read_bytes() for p in (tmp_path / "first").iterdir()}
+    assert files == {p.name: p.read_bytes() for p in (tmp_path / "second").iterdir()}
+    assert not any(n.endswith((".s", ".fused.txt")) for n in files), "only what was asked for"
+
+    by_section = sections(first)
+    for name in ("softmax", "layer_norm", "chain", "colsum"):
+        compiled = [KERNEL_LINE.match(l) for l in by_section[f"realize {name}"]]
+        compiled = [m.group(1) for m in compiled if m and m.group(2).startswith("compiled")]
+        assert len(compiled) == 1, (name, by_section[f"realize {name}"])
+        key = compiled[0]
+        hits = [KERNEL_LINE.match(l) for l in by_section[f"again {name}"]]
+        assert key in {m.group(1) for m in hits if m and m.group(2) == "memory cache hit"}, by_section[f"again {name}"]
+        source = files[f"{key}.cu"].decode()
+        assert source.startswith("// kernel bz_") and 'extern "C" __global__' in source, source[:300]
+        graph = str(tmp_path / f"{name}.json")
+        shown = subprocess.run([braze_cli(), "kernels", "--target", "cuda", graph],
+                               capture_output=True, text=True, timeout=120)
+        assert shown.returncode == 0, shown.stderr
+        assert source in shown.stdout, name
+        if "ptx" not in words:
+            continue
+        ptx = [n for n in files if n.startswith(key) and n.endswith(".ptx")]
+        assert len(ptx) == 1, sorted(files)
+        arch = ptx[0].split(".")[1]                        # <key>.sm_90.ptx
+        text = files[ptx[0]].decode()
+        assert f".target {arch}" in text and f"; PTX for {arch} by NVRTC " in text.splitlines()[0], text[:400]
+        shown = subprocess.run([braze_cli(), "kernels", "--target", "cuda", "--emit", "ptx", "--arch", arch, graph],
+                               capture_output=True, text=True, timeout=120)
+        assert shown.returncode == 0, shown.stderr
+        assert text in shown.stdout, name
