@@ -126,6 +126,18 @@ TEST(JitCpuF64, MixedDtypesInOneKernel) {
                                    min(abs(d), std::vector<int64_t>{1}), prod(d / 4.0, std::vector<int64_t>{1})}));
 }
 
+// Math functions of float32 values beside float64 ones: computed in
+// float64 and rounded once to float32 (Note [Wide kernels]), within an ulp
+// of float32 of the reference's float32 functions.
+TEST(JitCpuF64, Float32MathInWideKernels) {
+  Tensor d = f64s(9, 21, 31, true);
+  Tensor f = astype(f64s(9, 21, 32, true), DType::Float32);
+  realize({f});
+  expect_all_generated(check_both({d + exp(f), sin(f) * d - cos(f), d / (tanh(f) + 2.0)}, 2e-6));
+  expect_all_generated(check_both({erf(f) + d, power(abs(f), f) - d, d * sigmoid(f) + log1p(abs(f))}, 2e-6));
+  expect_all_generated(check_both({expm1(f) + d, log(abs(f)) + log2(abs(f)) * d, exp2(f) - d}, 2e-6));
+}
+
 // Reductions down the columns (Note [Column reductions]), and down the
 // columns and along the rows at once, at tile, block and tail edges.
 TEST(JitCpuF64, ColumnReductions) {
