@@ -114,8 +114,7 @@ class PowF64 {
     c_.vaddpd(e, e, s[0]);
     std::vector<double> q;
     for (int k = 3; k <= 11; ++k) q.push_back((k % 2 ? 1.0 : -1.0) / k);
-    c_.vmovapd(s[0], k_.f64(q.back()));
-    for (size_t i = q.size() - 1; i-- > 0;) c_.vfmadd213pd(s[0], lh, k_.f64(q[i]));
+    ops_.horner_f64(s[0], lh, q);
     c_.vmulpd(s[2], lh, lh);
     c_.vmulpd(s[2], s[2], lh);
     c_.vfmadd231pd(e, s[0], s[2]);                       // + rh^3 Q(rh)
@@ -155,8 +154,7 @@ class PowF64 {
     std::vector<double> q;
     long double f = 2;
     for (int i = 2; i <= 14; f *= ++i) q.push_back(static_cast<double>(1 / f));
-    c_.vmovapd(s[2], k_.f64(q.back()));
-    for (size_t i = q.size() - 1; i-- > 0;) c_.vfmadd213pd(s[2], dst, k_.f64(q[i]));
+    ops_.horner_f64(s[2], dst, q);
     c_.vmulpd(s[3], dst, dst);
     c_.vmulpd(s[2], s[2], s[3]);                                        // rr^2 q
     c_.vaddpd(s[2], s[2], s[0]);

@@ -26,6 +26,7 @@
 #include <initializer_list>
 #include <array>
 #include <type_traits>
+#include <vector>
 
 #include "jit_cpu/host_call.h"
 #include "jit_cpu/vector_ops.h"
@@ -50,7 +51,7 @@ class SinCosF64 {
     }
     Xbyak::Label done;
     c_.vandpd(s[0], x, k_.bits64(0x7fffffffffffffffull));
-    ops_.jump_if_none_f64(s[1], s[0], k_.f64(kFastDomain), Ops::Gt, done);  // NaN: not greater
+    ops_.jump_if_none(s[1], s[0], k_.f64(kFastDomain), Ops::Gt, done, /*f64=*/true);  // NaN: not greater
     call_host(c_, cos ? &host_cos : &host_sin, dst, x, std::is_same_v<R, Xbyak::Zmm> ? 8 : 4);
     c_.L(done);
   }
@@ -126,11 +127,7 @@ class SinCosF64 {
     c_.vxorpd(dst, s[3], s[1]);                                   // q mod 4 >= 2: negated
   }
 
-  void horner(const R& acc, const R& t, std::initializer_list<double> c) {
-    const double* p = c.end() - 1;
-    c_.vmovapd(acc, k_.f64(*p));
-    while (p != c.begin()) c_.vfmadd213pd(acc, t, k_.f64(*--p));
-  }
+  void horner(const R& acc, const R& t, const std::vector<double>& c) { ops_.horner_f64(acc, t, c); }
 
   Xbyak::CodeGenerator& c_;
   ConstantPool& k_;

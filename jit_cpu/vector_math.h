@@ -22,6 +22,7 @@
 #include <array>
 #include <cmath>
 #include <initializer_list>
+#include <vector>
 
 #include "jit_cpu/vector_ops.h"
 
@@ -263,11 +264,7 @@ class VectorMath {
     c_.vmovaps(acc, k_(*p));
     while (p != c.begin()) c_.vfmadd213ps(acc, t, k_(*--p));
   }
-  void horner_f64(const R& acc, const R& t, std::initializer_list<double> c) {
-    const double* p = c.end() - 1;
-    c_.vmovapd(acc, k_.f64(*p));
-    while (p != c.begin()) c_.vfmadd213pd(acc, t, k_.f64(*--p));
-  }
+  void horner_f64(const R& acc, const R& t, const std::vector<double>& c) { ops_.horner_f64(acc, t, c); }
 
   // dst |= x's sign bit: for a function with the sign of x, so f(-0) = -0
   // where the arithmetic gave +0.

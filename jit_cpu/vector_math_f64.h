@@ -142,8 +142,7 @@ class VectorMathF64 {
     c_.vaddpd(dst, dst, k_.f64(1.0));                         // 1 - 2/(e^2|x| + 1)
     c_.vmulpd(s[1], x, x);                                    // z = x^2
     const std::vector<double> c = tanh_series();
-    c_.vmovapd(s[2], k_.f64(c.back()));
-    for (size_t i = c.size() - 1; i-- > 1;) c_.vfmadd213pd(s[2], s[1], k_.f64(c[i]));
+    horner(s[2], s[1], std::vector<double>(c.begin() + 1, c.end()));
     c_.vmulpd(s[2], s[2], s[1]);
     c_.vfmadd213pd(s[2], x, x);                               // x + x z q(z)
     c_.vandpd(s[0], x, k_.bits64(0x7fffffffffffffffull));
@@ -272,12 +271,7 @@ class VectorMathF64 {
     ops_.blend_f64(dst, dst, x, t1);
   }
 
-  void horner(const R& acc, const R& t, std::initializer_list<double> c) { horner(acc, t, std::vector<double>(c)); }
-  // acc = c[0] + t (c[1] + t (c[2] + ...)).
-  void horner(const R& acc, const R& t, const std::vector<double>& c) {
-    c_.vmovapd(acc, k_.f64(c.back()));
-    for (size_t i = c.size() - 1; i-- > 0;) c_.vfmadd213pd(acc, t, k_.f64(c[i]));
-  }
+  void horner(const R& acc, const R& t, const std::vector<double>& c) { ops_.horner_f64(acc, t, c); }
 
   Xbyak::CodeGenerator& c_;
   ConstantPool& k_;

@@ -122,26 +122,18 @@ class VectorOps {
     if constexpr (kZmm) c_.vrndscalepd(dst, src, mode | 8);
     else c_.vroundpd(dst, src, mode | 8);
   }
-  // Jumps to `to` when (a pred b) holds in no lane; clobbers `tmp` and the
-  // flags. For rare slow paths: the common case costs a compare and a test.
-  void jump_if_none(const R& tmp, const R& a, const Xbyak::Operand& b, uint8_t pred, const Xbyak::Label& to) {
+  // Jumps to `to` when (a pred b) holds in no lane (of float32, or of
+  // float64 with `f64`); clobbers `tmp` and the flags. For rare slow paths:
+  // the common case costs a compare and a test.
+  void jump_if_none(const R& tmp, const R& a, const Xbyak::Operand& b, uint8_t pred, const Xbyak::Label& to,
+                    bool f64 = false) {
     if constexpr (kZmm) {
-      c_.vcmpps(c_.k2, a, b, pred);
-      c_.kortestw(c_.k2, c_.k2);
+      if (f64) c_.vcmppd(c_.k2, a, b, pred);
+      else c_.vcmpps(c_.k2, a, b, pred);
+      c_.kortestw(c_.k2, c_.k2);  // the upper 8 bits of a float64 compare are zero
     } else {
-      c_.vcmpps(tmp, a, b, pred);
-      c_.vptest(tmp, tmp);
-    }
-    c_.jz(to, Xbyak::CodeGenerator::T_NEAR);
-  }
-
-  // The same over float64 lanes.
-  void jump_if_none_f64(const R& tmp, const R& a, const Xbyak::Operand& b, uint8_t pred, const Xbyak::Label& to) {
-    if constexpr (kZmm) {
-      c_.vcmppd(c_.k2, a, b, pred);
-      c_.kortestb(c_.k2, c_.k2);
-    } else {
-      c_.vcmppd(tmp, a, b, pred);
+      if (f64) c_.vcmppd(tmp, a, b, pred);
+      else c_.vcmpps(tmp, a, b, pred);
       c_.vptest(tmp, tmp);
     }
     c_.jz(to, Xbyak::CodeGenerator::T_NEAR);
@@ -187,6 +179,12 @@ class VectorOps {
     } else {
       c_.vblendvpd(dst, f, t, mask);
     }
+  }
+
+  // float64 lanes: acc = c[0] + t (c[1] + t (c[2] + ...)), by FMA.
+  void horner_f64(const R& acc, const R& t, const std::vector<double>& c) {
+    c_.vmovapd(acc, k_.f64(c.back()));
+    for (size_t i = c.size() - 1; i-- > 0;) c_.vfmadd213pd(acc, t, k_.f64(c[i]));
   }
 
   // float64 lanes (Note [Wide kernels]): dst = lane mask of (a pred b).
