@@ -69,8 +69,8 @@ class ErfF64 {
     c_.vaddpd(dst, dst, s[1]);                   // + its high part
     c_.vandpd(s[0], x, k_.bits64(0x8000000000000000ull));
     c_.vxorpd(dst, dst, s[0]);                   // odd; erf(-0) = -0
-    ops_.cmp_f64(s[0], x, x, Ops::Unord);
-    ops_.blend_f64(dst, dst, x, s[0]);
+    ops_.cmp(s[0], x, x, Ops::Unord, Width::k64);
+    ops_.blend(dst, dst, x, s[0], Width::k64);
   }
 
  private:

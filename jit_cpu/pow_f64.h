@@ -50,11 +50,11 @@ class PowF64 {
     log_dd(dst, s[0], x, s, e);
     // Where |x| is 0 or inf, log|x| is -inf or inf (the table gave garbage).
     c_.vandpd(s[1], x, k_.bits64(0x7fffffffffffffffull));
-    ops_.cmp_f64(s[2], s[1], k_.f64(0.0), Ops::Eq);
+    ops_.cmp(s[2], s[1], k_.f64(0.0), Ops::Eq, Width::k64);
     c_.vmovapd(s[3], k_.f64(-INFINITY));
-    ops_.blend_f64(dst, dst, s[3], s[2]);
-    ops_.cmp_f64(s[2], s[1], k_.f64(INFINITY), Ops::Eq);
-    ops_.blend_f64(dst, dst, s[1], s[2]);
+    ops_.blend(dst, dst, s[3], s[2], Width::k64);
+    ops_.cmp(s[2], s[1], k_.f64(INFINITY), Ops::Eq, Width::k64);
+    ops_.blend(dst, dst, s[1], s[2], Width::k64);
     // w = y log|x| = wh + wl. y is clamped to +-2^64 so that y = +-inf with
     // log|x| = 0 gives 1 (2^64 times the least log|x| != 0 still passes 1100).
     c_.vminpd(s[1], y, k_.f64(0x1p64));
@@ -64,7 +64,7 @@ class PowF64 {
     c_.vfmsub231pd(s[3], s[1], dst);      // y lh - wh, exact
     c_.vfmadd231pd(s[3], s[1], s[0]);     // + y ll: wl
     c_.vandpd(s[4], s[2], k_.bits64(0x7fffffffffffffffull));
-    ops_.cmp_f64(s[4], s[4], k_.f64(INFINITY), Ops::Lt);
+    ops_.cmp(s[4], s[4], k_.f64(INFINITY), Ops::Lt, Width::k64);
     c_.vandpd(s[3], s[3], s[4]);          // wl = 0 where wh is inf or NaN
     exp_dd(dst, s[2], s[3], s);
     specials(dst, x, y, s);
@@ -74,9 +74,9 @@ class PowF64 {
   // lh + ll = log|x| for finite nonzero x. The table's row i: invc, log(c) hi, lo.
   void log_dd(const R& lh, const R& ll, const R& x, const std::array<R, 5>& s, const R& e) {
     c_.vandpd(s[0], x, k_.bits64(0x7fffffffffffffffull));
-    ops_.cmp_f64(s[1], s[0], k_.f64(0x1p-1022), Ops::Lt);
+    ops_.cmp(s[1], s[0], k_.f64(0x1p-1022), Ops::Lt, Width::k64);
     c_.vmulpd(s[2], s[0], k_.f64(0x1p52));
-    ops_.blend_f64(s[0], s[0], s[2], s[1]);              // denormals scaled by 2^52
+    ops_.blend(s[0], s[0], s[2], s[1], Width::k64);              // denormals scaled by 2^52
     c_.vandpd(s[1], s[1], k_.f64(52.0));
     c_.vpsubq(s[2], s[0], k_.bits64(kOff));              // tmp
     c_.vpaddq(s[3], s[2], k_.bits64(1ull << 62));         // (tmp >> 52 arithmetic) + 1024, by a logical shift
@@ -178,29 +178,29 @@ class PowF64 {
   void specials(const R& dst, const R& x, const R& y, const std::array<R, 5>& s) {
     // Sign: x has its sign bit (-0 and -inf included) and y is an odd integer.
     ops_.round_f64(s[0], y, 0);
-    ops_.cmp_f64(s[0], s[0], y, Ops::Eq);            // y is an integer (or +-inf)
+    ops_.cmp(s[0], s[0], y, Ops::Eq, Width::k64);            // y is an integer (or +-inf)
     c_.vmulpd(s[1], y, k_.f64(0.5));
     ops_.round_f64(s[2], s[1], 0);
-    ops_.cmp_f64(s[1], s[2], s[1], Ops::Ne);
+    ops_.cmp(s[1], s[2], s[1], Ops::Ne, Width::k64);
     c_.vandpd(s[1], s[1], s[0]);                     // y is odd
     c_.vandpd(s[2], x, k_.bits64(0x8000000000000000ull));
     c_.vandpd(s[2], s[2], s[1]);
     c_.vxorpd(dst, dst, s[2]);
     // NaN: finite x < 0 with y not an integer, or either is NaN.
-    ops_.cmp_f64(s[1], x, k_.f64(0.0), Ops::Lt);
-    ops_.cmp_f64(s[2], x, k_.f64(-INFINITY), Ops::Ne);
+    ops_.cmp(s[1], x, k_.f64(0.0), Ops::Lt, Width::k64);
+    ops_.cmp(s[2], x, k_.f64(-INFINITY), Ops::Ne, Width::k64);
     c_.vandpd(s[1], s[1], s[2]);
     c_.vandnpd(s[1], s[0], s[1]);
-    ops_.cmp_f64(s[2], x, y, Ops::Unord);
+    ops_.cmp(s[2], x, y, Ops::Unord, Width::k64);
     c_.vorpd(s[1], s[1], s[2]);
     c_.vmovapd(s[2], k_.f64(NAN));
-    ops_.blend_f64(dst, dst, s[2], s[1]);
+    ops_.blend(dst, dst, s[2], s[1], Width::k64);
     // 1: y == 0 or x == 1, NaN or not.
-    ops_.cmp_f64(s[1], y, k_.f64(0.0), Ops::Eq);
-    ops_.cmp_f64(s[2], x, k_.f64(1.0), Ops::Eq);
+    ops_.cmp(s[1], y, k_.f64(0.0), Ops::Eq, Width::k64);
+    ops_.cmp(s[2], x, k_.f64(1.0), Ops::Eq, Width::k64);
     c_.vorpd(s[1], s[1], s[2]);
     c_.vmovapd(s[2], k_.f64(1.0));
-    ops_.blend_f64(dst, dst, s[2], s[1]);
+    ops_.blend(dst, dst, s[2], s[1], Width::k64);
   }
 
   static double from_bits(uint64_t b) {

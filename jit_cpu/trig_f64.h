@@ -46,8 +46,8 @@ class SinCosF64 {
     reduce(dst, x, s);
     finish(dst, s, cos);
     if (!cos) {  // sin(-0) = -0: the reduction's sums give +0
-      ops_.cmp_f64(s[0], x, k_.f64(0.0), Ops::Eq);
-      ops_.blend_f64(dst, dst, x, s[0]);
+      ops_.cmp(s[0], x, k_.f64(0.0), Ops::Eq, Width::k64);
+      ops_.blend(dst, dst, x, s[0], Width::k64);
     }
     Xbyak::Label done;
     c_.vandpd(s[0], x, k_.bits64(0x7fffffffffffffffull));
@@ -121,7 +121,7 @@ class SinCosF64 {
     c_.vaddpd(s[4], s[4], s[2]);                                  // cos
     if (cos) c_.vpaddq(s[1], s[1], k_.bits64(1));                 // q + 1
     c_.vpsllq(s[2], s[1], 63);
-    ops_.blend_f64(s[3], s[3], s[4], s[2]);                       // odd q: the other one
+    ops_.blend(s[3], s[3], s[4], s[2], Width::k64);                       // odd q: the other one
     c_.vpsllq(s[1], s[1], 62);
     c_.vandpd(s[1], s[1], k_.bits64(0x8000000000000000ull));
     c_.vxorpd(dst, s[3], s[1]);                                   // q mod 4 >= 2: negated

@@ -498,7 +498,7 @@ class VectorMath {
     c_.vfmadd213pd(s[4], s[2], k_.f64(1.0));  // cos r
     if (cos) c_.vpaddq(s[1], s[1], k_.f64(0x1p-1074));  // q + 1
     c_.vpsllq(s[2], s[1], 63);
-    ops_.blend_f64(s[3], s[3], s[4], s[2]);  // odd q: the other one
+    ops_.blend(s[3], s[3], s[4], s[2], Width::k64);  // odd q: the other one
     c_.vpsllq(s[1], s[1], 62);
     c_.vandpd(s[1], s[1], k_.f64(-0.0));
     c_.vxorpd(s[3], s[3], s[1]);  // q mod 4 >= 2: negate

@@ -66,7 +66,7 @@ class VectorMathF64 {
     c_.vsubpd(s[2], x, s[2]);          // x - a'
     c_.vaddpd(s[3], s[3], s[2]);       // c
     c_.vdivpd(s[3], s[3], s[0]);       // c / u: NaN where u is 0 or inf, where
-    ops_.cmp_f64(s[2], s[3], s[3], VectorOps<R>::Ord);  // log(u) is +-inf already: dropped
+    ops_.cmp(s[2], s[3], s[3], VectorOps<R>::Ord, Width::k64);  // log(u) is +-inf already: dropped
     c_.vandpd(s[3], s[3], s[2]);
     c_.vaddpd(dst, dst, s[3]);
     c_.vandpd(s[0], x, k_.bits64(0x8000000000000000ull));
@@ -123,8 +123,8 @@ class VectorMathF64 {
     c_.vaddpd(dst, s[4], s[0]);
     c_.vaddpd(dst, dst, dst);
     c_.vandpd(s[0], x, k_.bits64(0x7fffffffffffffffull));
-    ops_.cmp_f64(s[0], s[0], k_.f64(0x1p-54), VectorOps<R>::Lt);
-    ops_.blend_f64(dst, dst, x, s[0]);
+    ops_.cmp(s[0], s[0], k_.f64(0x1p-54), VectorOps<R>::Lt, Width::k64);
+    ops_.blend(dst, dst, x, s[0], Width::k64);
   }
 
   void log2(const R& dst, const R& x, const Scratch& s) {
@@ -146,8 +146,8 @@ class VectorMathF64 {
     c_.vmulpd(s[2], s[2], s[1]);
     c_.vfmadd213pd(s[2], x, x);                               // x + x z q(z)
     c_.vandpd(s[0], x, k_.bits64(0x7fffffffffffffffull));
-    ops_.cmp_f64(s[0], s[0], k_.f64(0.55), VectorOps<R>::Lt);
-    ops_.blend_f64(dst, dst, s[2], s[0]);
+    ops_.cmp(s[0], s[0], k_.f64(0.55), VectorOps<R>::Lt, Width::k64);
+    ops_.blend(dst, dst, s[2], s[0], Width::k64);
     c_.vandpd(s[0], x, k_.bits64(0x8000000000000000ull));
     c_.vorpd(dst, dst, s[0]);  // the sign of x (of -0 too)
   }
@@ -164,8 +164,8 @@ class VectorMathF64 {
     c_.vsubpd(s[3], s[3], s[0]);
     c_.vaddpd(s[3], s[3], dst);                               // d = (1 - u) + e
     c_.vmovapd(s[1], k_.f64(1.0));
-    ops_.cmp_f64(s[2], x, k_.f64(0.0), VectorOps<R>::Lt);
-    ops_.blend_f64(s[1], s[1], dst, s[2]);                    // x < 0 ? e : 1
+    ops_.cmp(s[2], x, k_.f64(0.0), VectorOps<R>::Lt, Width::k64);
+    ops_.blend(s[1], s[1], dst, s[2], Width::k64);                    // x < 0 ? e : 1
     c_.vdivpd(dst, s[1], s[0]);                               // q
     c_.vdivpd(s[3], s[3], s[0]);
     c_.vfnmadd231pd(dst, s[3], dst);                          // q - q d/u
@@ -228,9 +228,9 @@ class VectorMathF64 {
   // may be one of the scratch registers (log1p's u in s[4]).
   void log_core(const R& dst, const R& x, const Scratch& s) {
     c_.vmovapd(s[0], x);
-    ops_.cmp_f64(s[1], x, k_.f64(0x1p-1022), VectorOps<R>::Lt);
+    ops_.cmp(s[1], x, k_.f64(0x1p-1022), VectorOps<R>::Lt, Width::k64);
     c_.vmulpd(s[2], x, k_.f64(0x1p54));
-    ops_.blend_f64(s[0], s[0], s[2], s[1]);
+    ops_.blend(s[0], s[0], s[2], s[1], Width::k64);
     c_.vandpd(s[1], s[1], k_.f64(54.0));                      // the scaling's share of k
     c_.vpaddq(s[0], s[0], k_.bits64(0x3ff0000000000000ull - 0x3fe6a09e00000000ull));
     c_.vpsrlq(s[2], s[0], 52);                                // k + 1023 (biased)
@@ -258,17 +258,17 @@ class VectorMathF64 {
   }
   // dst = log(x) where x is inf, 0, negative or NaN; t1, t2 clobbered.
   void log_specials(const R& dst, const R& x, const R& t1, const R& t2) {
-    ops_.cmp_f64(t1, x, k_.f64(INFINITY), VectorOps<R>::Eq);
+    ops_.cmp(t1, x, k_.f64(INFINITY), VectorOps<R>::Eq, Width::k64);
     c_.vmovapd(t2, k_.f64(INFINITY));
-    ops_.blend_f64(dst, dst, t2, t1);
-    ops_.cmp_f64(t1, x, k_.f64(0.0), VectorOps<R>::Eq);
+    ops_.blend(dst, dst, t2, t1, Width::k64);
+    ops_.cmp(t1, x, k_.f64(0.0), VectorOps<R>::Eq, Width::k64);
     c_.vmovapd(t2, k_.f64(-INFINITY));
-    ops_.blend_f64(dst, dst, t2, t1);
-    ops_.cmp_f64(t1, x, k_.f64(0.0), VectorOps<R>::Lt);
+    ops_.blend(dst, dst, t2, t1, Width::k64);
+    ops_.cmp(t1, x, k_.f64(0.0), VectorOps<R>::Lt, Width::k64);
     c_.vmovapd(t2, k_.f64(NAN));
-    ops_.blend_f64(dst, dst, t2, t1);
-    ops_.cmp_f64(t1, x, x, VectorOps<R>::Unord);
-    ops_.blend_f64(dst, dst, x, t1);
+    ops_.blend(dst, dst, t2, t1, Width::k64);
+    ops_.cmp(t1, x, x, VectorOps<R>::Unord, Width::k64);
+    ops_.blend(dst, dst, x, t1, Width::k64);
   }
 
   void horner(const R& acc, const R& t, const std::vector<double>& c) { ops_.horner_f64(acc, t, c); }

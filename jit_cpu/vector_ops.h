@@ -84,6 +84,10 @@ class ConstantPool {
   size_t code_size_ = 0;
 };
 
+// The lanes an operation reads: float32 (and int32, bool masks) or, in
+// wide kernels (Note [Wide kernels] in lanes.h), float64.
+enum class Width : uint8_t { k32, k64 };
+
 template <class R>
 class VectorOps {
  public:
@@ -96,22 +100,35 @@ class VectorOps {
   // The register type that holds half the lanes.
   using Half = std::conditional_t<kZmm, Xbyak::Ymm, Xbyak::Xmm>;
 
-  // dst = lane mask of (a pred b).
-  void cmp(const R& dst, const R& a, const Xbyak::Operand& b, uint8_t pred) {
+  // dst = lane mask of (a pred b), over float32 lanes or (k64) float64
+  // lanes (Note [Wide kernels]).
+  void cmp(const R& dst, const R& a, const Xbyak::Operand& b, uint8_t pred, Width w = Width::k32) {
     if constexpr (kZmm) {
-      c_.vcmpps(c_.k2, a, b, pred);
-      c_.vpmovm2d(dst, c_.k2);
+      if (w == Width::k64) {
+        c_.vcmppd(c_.k2, a, b, pred);
+        c_.vpmovm2q(dst, c_.k2);
+      } else {
+        c_.vcmpps(c_.k2, a, b, pred);
+        c_.vpmovm2d(dst, c_.k2);
+      }
     } else {
-      c_.vcmpps(dst, a, b, pred);
+      if (w == Width::k64) c_.vcmppd(dst, a, b, pred);
+      else c_.vcmpps(dst, a, b, pred);
     }
   }
-  // dst = mask ? t : f.
-  void blend(const R& dst, const R& f, const R& t, const R& mask) {
+  // dst = mask ? t : f, by the sign bit of each lane of mask.
+  void blend(const R& dst, const R& f, const R& t, const R& mask, Width w = Width::k32) {
     if constexpr (kZmm) {
-      c_.vpmovd2m(c_.k2, mask);
-      c_.vblendmps(dst | c_.k2, f, t);
+      if (w == Width::k64) {
+        c_.vpmovq2m(c_.k2, mask);
+        c_.vblendmpd(dst | c_.k2, f, t);
+      } else {
+        c_.vpmovd2m(c_.k2, mask);
+        c_.vblendmps(dst | c_.k2, f, t);
+      }
     } else {
-      c_.vblendvps(dst, f, t, mask);
+      if (w == Width::k64) c_.vblendvpd(dst, f, t, mask);
+      else c_.vblendvps(dst, f, t, mask);
     }
   }
   void round(const R& dst, const R& src, uint8_t mode) {  // 0 nearest even, 1 floor, 2 ceil
@@ -171,31 +188,12 @@ class VectorOps {
     if constexpr (kZmm) c_.vinsertf64x4(dst, dst, narrow, h);
     else c_.vinsertf128(dst, dst, narrow, h);
   }
-  // float64 lanes: dst = sign bit of mask's lane ? t : f.
-  void blend_f64(const R& dst, const R& f, const R& t, const R& mask) {
-    if constexpr (kZmm) {
-      c_.vpmovq2m(c_.k2, mask);
-      c_.vblendmpd(dst | c_.k2, f, t);
-    } else {
-      c_.vblendvpd(dst, f, t, mask);
-    }
-  }
-
   // float64 lanes: acc = c[0] + t (c[1] + t (c[2] + ...)), by FMA.
   void horner_f64(const R& acc, const R& t, const std::vector<double>& c) {
     c_.vmovapd(acc, k_.f64(c.back()));
     for (size_t i = c.size() - 1; i-- > 0;) c_.vfmadd213pd(acc, t, k_.f64(c[i]));
   }
 
-  // float64 lanes (Note [Wide kernels]): dst = lane mask of (a pred b).
-  void cmp_f64(const R& dst, const R& a, const Xbyak::Operand& b, uint8_t pred) {
-    if constexpr (kZmm) {
-      c_.vcmppd(c_.k2, a, b, pred);
-      c_.vpmovm2q(dst, c_.k2);
-    } else {
-      c_.vcmppd(dst, a, b, pred);
-    }
-  }
   // dst = table[index + at] per 64-bit lane: index holds element indices
   // (int64 lanes) into the float64 table whose address is in `base`; mask
   // is clobbered (AVX2 takes the gather's mask in a vector register).
@@ -211,28 +209,18 @@ class VectorOps {
     }
   }
 
-  // NumPy maximum/minimum of float64 lanes, as maximum/minimum below.
-  void maximum_f64(const R& dst, const R& a, const R& b, const R& s) {
-    c_.vmaxpd(s, b, a);
-    cmp_f64(dst, b, b, Unord);
-    blend_f64(dst, s, b, dst);
-  }
-  void minimum_f64(const R& dst, const R& a, const R& b, const R& s) {
-    c_.vminpd(s, b, a);
-    cmp_f64(dst, b, b, Unord);
-    blend_f64(dst, s, b, dst);
-  }
-
   // NumPy maximum/minimum: NaN if either is NaN, else as a < b ? b : a.
-  void maximum(const R& dst, const R& a, const R& b, const R& s) {
-    c_.vmaxps(s, b, a);  // (b > a) ? b : a; a when either is NaN
-    cmp(dst, b, b, Unord);
-    blend(dst, s, b, dst);
+  void maximum(const R& dst, const R& a, const R& b, const R& s, Width w = Width::k32) {
+    if (w == Width::k64) c_.vmaxpd(s, b, a);
+    else c_.vmaxps(s, b, a);  // (b > a) ? b : a; a when either is NaN
+    cmp(dst, b, b, Unord, w);
+    blend(dst, s, b, dst, w);
   }
-  void minimum(const R& dst, const R& a, const R& b, const R& s) {
-    c_.vminps(s, b, a);
-    cmp(dst, b, b, Unord);
-    blend(dst, s, b, dst);
+  void minimum(const R& dst, const R& a, const R& b, const R& s, Width w = Width::k32) {
+    if (w == Width::k64) c_.vminpd(s, b, a);
+    else c_.vminps(s, b, a);
+    cmp(dst, b, b, Unord, w);
+    blend(dst, s, b, dst, w);
   }
 
  private:
