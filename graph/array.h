@@ -1,10 +1,13 @@
-// A dense row-major host array, and element loads/stores in every dtype.
+// A dense row-major array, on the host or on a device (Note [Device
+// arrays] in runtime/transfer.h), and element loads/stores in every dtype
+// (host arrays only).
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <memory>
 
+#include "graph/device.h"
 #include "graph/dtype.h"
 #include "graph/shape.h"
 
@@ -13,7 +16,8 @@ namespace braze {
 struct Array {
   DType dtype = DType::Float32;
   Shape shape;
-  std::shared_ptr<std::byte[]> data;  // 64-byte aligned
+  std::shared_ptr<std::byte[]> data;  // 64-byte aligned; a device address when `device` is not the CPU
+  Device device{};                    // where `data` points; the CPU unless a device executor made it
 
   int64_t numel() const { return braze::numel(shape); }
   size_t bytes() const { return static_cast<size_t>(numel()) * itemsize(dtype); }

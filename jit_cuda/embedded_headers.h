@@ -15,6 +15,11 @@ struct EmbeddedHeader {
 
 std::span<const EmbeddedHeader> device_headers();
 
+// What host emulation adds to them (jit_cuda/emulated_kernels.h): the
+// emulation header, force-included as "braze/host_emulation.h", and the
+// float16/bfloat16 conversions it uses.
+std::span<const EmbeddedHeader> emulation_headers();
+
 // A hash (hex) of every embedded header's name and text: part of the disk
 // cache key, so editing a header can never serve a stale cubin.
 std::string device_headers_hash();

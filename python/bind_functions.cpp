@@ -6,6 +6,7 @@
 #include "memplan/plan.h"
 #include "memplan/verify.h"
 #include "python/convert.h"
+#include "runtime/device_program.h"
 
 namespace braze::py {
 
@@ -105,7 +106,9 @@ void bind_runtime(nb::module_& m) {
         "out"_a, "values"_a);
   m.def("explain", [](const std::vector<Tensor>& ts) {
     Schedule s = make_schedule(lower(ts).graph);
-    return explain(s) + memplan::explain_plan(s);
+    // The plan realize makes on the tensors' device (Note [Device programs]).
+    bool on_device = !ts.empty() && !ts[0].device().is_cpu();
+    return explain(s) + memplan::explain_plan(s, on_device ? device_plan_options() : memplan::PlanOptions{});
   }, "tensors"_a);
   m.def("clear_programs", []() { Runtime::get().programs().clear(); });
   // The figures of the memory plan realize would make (bench/memory_plan.py).
@@ -124,6 +127,8 @@ void bind_runtime(nb::module_& m) {
   }, "tensors"_a);
   m.def("stats", []() { return Runtime::get().stats_snapshot(); });
   m.def("reset_stats", []() { Runtime::get().reset_stats(); });
+  m.def("_device_name", [](const std::string& d) { return Device::parse(d).str(); });  // "cuda" -> "cuda:0"
+  m.def("_to", [](const Tensor& t, const std::string& d) { return to(t, Device::parse(d)); }, "x"_a, "device"_a);
   m.def("_default_device", []() { return Runtime::default_device().str(); });
   m.def("_set_default_device", [](const std::string& d) {
     Device dev = Device::parse(d);
@@ -132,6 +137,8 @@ void bind_runtime(nb::module_& m) {
   });
   m.def("save_graph", [](const std::vector<Tensor>& ts, const std::string& path, bool with_data) {
     Lowered l = lower(ts);
+    for (Array& a : l.inputs)
+      if (a.data) a = to_host(a);  // a graph file holds host bytes
     save_graph_file(path, l.graph, with_data ? std::span<const Array>(l.inputs) : std::span<const Array>());
   }, "tensors"_a, "path"_a, "with_data"_a = true);
   m.def("load_graph", [](const std::string& path) {

@@ -1,6 +1,7 @@
 // The Tensor class: element-wise methods from the op table, operators,
 // indexing, and conversion to NumPy.
 #include "python/convert.h"
+#include "python/device_export.h"
 
 namespace braze::py {
 
@@ -77,6 +78,8 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
       .def_prop_ro("T", [](const Tensor& x) { return transpose(x); })
       .def_prop_ro("mT", [](const Tensor& x) { return matrix_transpose(x); })
       .def("_raw_bytes", &raw_bytes)
+      .def("_dlpack_view", &dlpack_view)
+      .def("_cuda_pointer", &cuda_pointer)
       .def("realize", [](const Tensor& x) { realize({x}); return x; })
       .def("item", [](const Tensor& x) -> nb::object {
         if (is_float(x.dtype())) return nb::float_(x.item());

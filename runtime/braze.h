@@ -6,3 +6,4 @@
 #include "runtime/lower.h"
 #include "runtime/ops.h"
 #include "runtime/tensor.h"
+#include "runtime/transfer.h"

@@ -32,6 +32,7 @@ namespace braze {
   X(allocations)          \
   X(bytes_allocated)      \
   X(arena_bytes)          \
+  X(device_bytes_allocated) \
   X(realizations)         \
   X(reference_evaluations)
 

@@ -1,24 +1,14 @@
-// Where a tensor lives.
+// Where a tensor lives (graph/device.h), and whether this process can put
+// tensors there.
 #pragma once
 
-#include <string>
-#include <string_view>
+#include "graph/device.h"
 
 namespace braze {
 
-enum class DeviceKind : uint8_t { CPU, CUDA };
-
-struct Device {
-  DeviceKind kind = DeviceKind::CPU;
-  int index = 0;
-
-  static Device parse(std::string_view s);  // "cpu", "cuda", "cuda:1"
-  std::string str() const;
-  friend bool operator==(const Device&, const Device&) = default;
-};
-
 // Throws std::runtime_error saying why `d` cannot hold tensors in this
-// process (today: every CUDA device, until the CUDA backend lands).
+// process: no CUDA backend in this build, no libcuda, no device, ...
+// (Note [CUDA executors] in runtime/cuda_executors.h).
 void check_available(Device d);
 
 }  // namespace braze

@@ -14,6 +14,8 @@
 #include "memplan/plan.h"
 #include "memplan/verify.h"
 #include "runtime/context.h"
+#include "runtime/device_program.h"
+#include "runtime/transfer.h"
 
 namespace braze {
 
@@ -44,7 +46,9 @@ class Executor {
       const Step& step = s_.steps[k];
       auto start = std::chrono::steady_clock::now();
       if (step.group.kind == FusedGroup::Kind::Library) library_call(step.group, p_.library[k]);
+      else if (p_.device) device_kernel(step, k);
       else kernel(step, p_.kernels[k].get());
+      if (step_ns_ && p_.device) p_.device->synchronize();  // a launch returns before the kernel ends
       if (step_ns_)
         step_ns_->push_back(
             std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
@@ -57,7 +61,7 @@ class Executor {
       const Array& a = buffers_[g.outputs[i]];
       if (!out_.empty() && a.data != out_[i].data) {
         // Staged (the target aliases an input) or the same node returned twice.
-        std::memcpy(out_[i].data.get(), a.data.get(), a.bytes());
+        copy_array(out_[i], a);
         result.push_back(out_[i]);
       } else {
         result.push_back(a);
@@ -103,6 +107,26 @@ class Executor {
   }
 
   void kernel(const Step& step, const jit::CompiledKernel* compiled) {
+    bind_arguments(step);
+    if (compiled) {
+      jit::launch(*compiled, step.spec, args_, outs_);
+      return;
+    }
+    // Interpreted on request, or what the generator does not emit yet
+    // (counted, so it cannot hide).
+    if (p_.mode == KernelMode::Generated)
+      Runtime::get().stats().kernels_interpreted.fetch_add(1, std::memory_order_relaxed);
+    interpret_spec(step.spec, args_, outs_);
+  }
+
+  void device_kernel(const Step& step, size_t k) {
+    bind_arguments(step);
+    launch_device_kernel(*p_.device, *p_.device_kernels[k], step.spec, args_, outs_);
+  }
+
+  // args_ and outs_ for a kernel step: its inputs' buffers and scalars, and
+  // its outputs' buffers, allocated (or placed in the arena) here.
+  void bind_arguments(const Step& step) {
     const Graph& g = s_.graph;
     args_.assign(step.reads.size(), KernelArg{});
     for (size_t k = 0; k < step.reads.size(); ++k) {
@@ -112,9 +136,7 @@ class Executor {
         case KernelInput::Kind::Buffer: arg.data = buffers_[step.reads[k]].data.get(); break;
         case KernelInput::Kind::Scalar:
           if (n.op == Op::Input) {  // a 0-d input passed by value (Note [Scalar parameters])
-            const Array& a = buffers_[step.reads[k]];
-            arg.real[0] = load_double(a.dtype, a.data.get(), 0);
-            arg.integer[0] = load_int(a.dtype, a.data.get(), 0);
+            read_scalar(buffers_[step.reads[k]], arg);
             break;
           }
           [[fallthrough]];
@@ -134,15 +156,6 @@ class Executor {
       outs_.push_back(a.data.get());
       buffers_[o] = std::move(a);
     }
-    if (compiled) {
-      jit::launch(*compiled, step.spec, args_, outs_);
-      return;
-    }
-    // Interpreted on request, or what the generator does not emit yet
-    // (counted, so it cannot hide).
-    if (p_.mode == KernelMode::Generated)
-      Runtime::get().stats().kernels_interpreted.fetch_add(1, std::memory_order_relaxed);
-    interpret_spec(step.spec, args_, outs_);
   }
 
   // A matmul/conv2d with its epilogue: oneDNN where it takes the call
@@ -173,11 +186,13 @@ class Executor {
     BRAZE_ASSERT(dtype == s_.graph[id].dtype && shape == s_.graph[id].shape(), "arena buffer of node ", id,
                  " asked for as ", name(dtype), to_string(shape));
     // Aliases the arena and keeps it alive as long as the buffer is.
-    return Array{dtype, std::move(shape), std::shared_ptr<std::byte[]>(p_.arena.data, p_.arena.data.get() + offset)};
+    return Array{dtype, std::move(shape), std::shared_ptr<std::byte[]>(p_.arena.data, p_.arena.data.get() + offset),
+                 p_.arena.device};
   }
 
   void poison(int64_t offset, int64_t bytes) {
-    std::memset(p_.arena.data.get() + offset, 0xFF, static_cast<size_t>(bytes));
+    if (p_.device) p_.device->fill(p_.arena.data.get() + offset, 0xFF, static_cast<size_t>(bytes));
+    else std::memset(p_.arena.data.get() + offset, 0xFF, static_cast<size_t>(bytes));
   }
 
   const Schedule& s_;
@@ -196,7 +211,7 @@ class Executor {
 // poison mode clears after each step.
 void plan_arena(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) {
   p.lives = memplan::liveness(s);
-  p.plan = memplan::plan_memory(p.lives);
+  p.plan = memplan::plan_memory(p.lives, p.device ? device_plan_options() : memplan::PlanOptions{});
   // Once per program, and a wrong plan is a silently wrong answer: always checked.
   memplan::verify_plan(p.lives, p.plan);
   if (p.plan.arena_bytes == 0) return;  // only zero-size intermediates: nothing to share
@@ -238,12 +253,18 @@ dnn::Prepared prepare_library_call(const Graph& g, const FusedGroup& group) {
 
 int64_t library_lookups() { return library_lookup_count.load(std::memory_order_relaxed); }
 
-Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate) {
+Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate,
+                 std::shared_ptr<cuda::DeviceExecutor> device) {
   Prepared p;
   p.mode = mode;
   p.memory = memory;
   p.kernels.resize(s.steps.size());
   p.library.resize(s.steps.size());
+  p.device = std::move(device);
+  if (p.device) {
+    BRAZE_ASSERT(mode == KernelMode::Generated, "a device program runs generated kernels");
+    load_device_kernels(s, p);  // CUDA kernels instead of CPU ones; library calls below as on the CPU
+  }
   for (size_t k = 0; k < s.steps.size(); ++k)
     if (s.steps[k].group.kind == FusedGroup::Kind::Library && mode != KernelMode::Generated)
       p.library[k].why_not = "interpreted";
@@ -255,6 +276,7 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
         p.library[k] = prepare_library_call(s.graph, step.group);
         continue;
       }
+      if (p.device) continue;
       jit::Lookup found = jit::KernelCache::get().find_or_compile(step.spec, rt.cpu_isa());
       if (found.hit) rt.stats().cache_hits_memory.fetch_add(1, std::memory_order_relaxed);
       if (!found.hit && rt.dumper().enabled()) rt.dumper().kernel(s, step, found, rt.cpu_isa());  // Note [Dump files]

@@ -1,4 +1,5 @@
-// Runs a schedule on the CPU: kernel steps, then library calls, in order.
+// Runs a schedule: kernel steps and library calls, in order, on the CPU or
+// on a CUDA device (Note [Device programs] in runtime/device_program.h).
 #pragma once
 
 #include <memory>
@@ -10,6 +11,11 @@
 #include "jit_cpu/dnn.h"
 #include "jit_cpu/kernel.h"
 #include "memplan/plan.h"
+
+namespace braze::cuda {
+class DeviceExecutor;
+struct DeviceKernel;
+}  // namespace braze::cuda
 
 namespace braze {
 
@@ -46,6 +52,10 @@ struct Prepared {
   // instead); default for kernel steps. The entry lives in the process-wide
   // primitive cache, which never drops one, so the handle stays valid.
   std::vector<dnn::Prepared> library;
+  // On a CUDA device: its executor, and per kernel step the loaded kernel
+  // (null for library calls). Null/empty on the CPU.
+  std::shared_ptr<cuda::DeviceExecutor> device;
+  std::vector<std::shared_ptr<const cuda::DeviceKernel>> device_kernels;
   memplan::Liveness lives;  // with the arena only
   memplan::MemoryPlan plan;
   Array arena;                                          // plan.arena_bytes; empty when nothing is shared
@@ -55,8 +65,11 @@ struct Prepared {
 };
 
 // Compiles (or finds in the kernel cache) every kernel, plans and allocates
-// the arena; counts kernels_compiled, cache_hits_memory, arena_bytes.
-Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate);
+// the arena; counts kernels_compiled, cache_hits_memory, arena_bytes. With
+// a device executor, the kernels are CUDA kernels it loads and `allocate`
+// must give that device's memory (the arena is on the device).
+Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate,
+                 std::shared_ptr<cuda::DeviceExecutor> device = nullptr);
 
 // Runs a prepared schedule. `inputs` bound by input number (a 0-d input
 // that a kernel reads as a scalar is passed by value); returns one dense

@@ -8,10 +8,14 @@ namespace braze {
 std::vector<Tensor> lift(const Graph& g, std::span<const Array> inputs) {
   BRAZE_CHECK(inputs.size() == g.inputs().size(), "load_graph: the graph reads ", g.inputs().size(),
               " inputs but ", inputs.size(), " arrays were given (save it with its data, or pass inputs)");
+  // The tensors live where the input arrays do (Note [Device arrays]).
+  const Device device = inputs.empty() ? Device{} : inputs[0].device;
+  for (const Array& a : inputs)
+    BRAZE_CHECK(a.device == device, "lift: inputs on ", device.str(), " and ", a.device.str(), "; a graph runs on one device");
   std::vector<std::shared_ptr<TensorNode>> nodes(g.size());
   for (NodeId id = 0; id < g.size(); ++id) {
     const Node& n = g[id];
-    auto t = std::make_shared<TensorNode>(TensorNode{n.op, n.dtype, n.shape(), n.attr, Device{}, {}, {}, 0});
+    auto t = std::make_shared<TensorNode>(TensorNode{n.op, n.dtype, n.shape(), n.attr, device, {}, {}, 0});
     for (NodeId i : n.inputs) {
       t->inputs.push_back(nodes[i]);
       t->depth = std::max(t->depth, nodes[i]->depth + 1);

@@ -2,6 +2,7 @@
 
 #include "graph/check.h"
 #include "runtime/context.h"
+#include "runtime/transfer.h"
 
 namespace braze {
 
@@ -23,14 +24,18 @@ Schedule program_schedule(const Graph& g) {
   return s;
 }
 
-Program::Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate)
+Program::Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate,
+                 std::shared_ptr<cuda::DeviceExecutor> device)
     : schedule_(program_schedule(lowered.graph)) {
-  prepared_ = prepare(schedule_, mode, memory, allocate);
+  const bool on_device = device != nullptr;
+  prepared_ = prepare(schedule_, mode, memory, allocate, std::move(device));
   // Made once per structure, so a loop dumps its program once (Note [Dump files]).
   if (Dumper& dump = Runtime::get().dumper(); dump.enabled())
     dump.program(lowered.graph, schedule_, prepared_.lives, prepared_.plan);
   params_.resize(lowered.graph.inputs().size());
-  for (const ScalarParam& p : lowered.scalars) params_[p.input] = allocate(p.dtype, {});
+  // Host memory on a device too: a kernel takes them by value (read_scalar).
+  for (const ScalarParam& p : lowered.scalars)
+    params_[p.input] = on_device ? allocate_on(Device{}, p.dtype, {}) : allocate(p.dtype, {});
 }
 
 std::vector<Array> Program::run(std::vector<Array>& inputs, std::span<const ScalarParam> scalars,

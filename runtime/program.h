@@ -40,7 +40,10 @@ namespace braze {
 // (run_prepared's staging).
 class Program {
  public:
-  Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate);
+  // With `device`, a program on that CUDA device (Note [Device programs]):
+  // `allocate` gives its memory; the scalar parameters stay on the host.
+  Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate,
+          std::shared_ptr<cuda::DeviceExecutor> device = nullptr);
 
   // `inputs` by input number, as walk() or lower() gives them for a DAG of
   // this program's structure: the parameters' entries are bound to the

@@ -1,7 +1,6 @@
 // realize(): find the program of the lazy DAG's structure, or lower the
 // DAG to a Graph and compile one, and run it (Note [Lazy tensors], Note
 // [Programs]).
-#include <cstring>
 #include <cstdio>
 
 #include <xxhash.h>
@@ -11,22 +10,14 @@
 #include "runtime/context.h"
 #include "runtime/execute.h"
 #include "runtime/lower.h"
+#include "runtime/cuda_executors.h"
 #include "runtime/program.h"
 #include "runtime/tensor.h"
+#include "runtime/transfer.h"
 
 namespace braze {
 
 namespace {
-
-ArrayAllocator counted_allocator() {
-  return [](DType dtype, Shape shape) {
-    Array a = allocate_array(dtype, std::move(shape));
-    Stats& stats = Runtime::get().stats();
-    stats.allocations.fetch_add(1, std::memory_order_relaxed);
-    stats.bytes_allocated.fetch_add(static_cast<int64_t>(a.bytes()), std::memory_order_relaxed);
-    return a;
-  };
-}
 
 // BRAZE_LOG's name for a program: its structure key hashed (the key itself
 // is binary and long).
@@ -48,23 +39,47 @@ std::string describe_inputs(const Walk& w) {
   return (text.empty() ? " none" : text) + "; " + std::to_string(w.scalars.size()) + " scalar parameter(s)";
 }
 
-// Evaluates `roots` (none realized) into new arrays or into `out`.
+// The executor a graph on `device` runs on (null on the CPU), checked
+// against the memory of its inputs (Note [CUDA executors]).
+std::shared_ptr<cuda::DeviceExecutor> executor_for(Device device, std::span<const Array> inputs) {
+  if (device.is_cpu()) return nullptr;
+  std::shared_ptr<cuda::DeviceExecutor> ex = cuda_executor(device);
+  for (const Array& a : inputs)
+    BRAZE_CHECK(!a.data || a.device.is_cpu() || cuda::executor_of(a.data) == ex.get(), "realize: an input on ",
+                a.device.str(), " was made by another CUDA executor than ", ex->describe(),
+                " (BRAZE_CUDA changed in between?); move it with .to('cpu') first");
+  return ex;
+}
+
+// Evaluates `roots` (none realized, all on one device) into new arrays or
+// into `out`.
 std::vector<Array> evaluate(std::span<const Tensor> roots, std::span<const Array> out) {
   Runtime& rt = Runtime::get();
-  ArrayAllocator counted = counted_allocator();
+  const Device device = roots[0].device();
+  ArrayAllocator counted = counted_allocator(device);
   std::vector<Array> results;
   if (rt.backend() == BackendKind::Reference) {
+    // The oracle reads host memory: device inputs go to the host and the
+    // results come back (a copy per input and output: a checking mode).
     Lowered lowered = lower(roots);
-    results = reference::evaluate(lowered.graph, lowered.inputs, lowered.graph.outputs, counted);
+    for (Array& a : lowered.inputs)
+      if (a.data) a = to_host(a);
+    results = reference::evaluate(lowered.graph, lowered.inputs, lowered.graph.outputs, counted_allocator(Device{}));
     rt.stats().reference_evaluations.fetch_add(1, std::memory_order_relaxed);
-    for (size_t i = 0; i < out.size(); ++i) std::memcpy(out[i].data.get(), results[i].data.get(), results[i].bytes());
+    for (Array& r : results) r = copy_to(r, device);
+    for (size_t i = 0; i < out.size(); ++i) copy_array(out[i], results[i]);
   } else {
     MemoryOptions memory{.arena = rt.arena(), .poison = rt.poison()};
     Walk w = walk(roots, {.scalars_as_inputs = true}, /*with_key=*/true);
+    std::shared_ptr<cuda::DeviceExecutor> executor = executor_for(device, w.inputs);
     w.key.push_back(static_cast<char>(memory.arena));
     w.key.push_back(static_cast<char>(memory.poison));
+    if (executor) {  // Note [Device programs]: one program per device and executor
+      w.key += device.str() + ":";
+      w.key += executor->emulated() ? 'e' : 'd';
+    }
     ProgramCache::Found found = rt.programs().find_or_make(w.key, [&] {
-      return std::make_shared<Program>(lower(w, roots), KernelMode::Generated, memory, counted);
+      return std::make_shared<Program>(lower(w, roots), KernelMode::Generated, memory, counted, executor);
     });
     (found.compiled ? rt.stats().programs_compiled : rt.stats().programs_replayed)
         .fetch_add(1, std::memory_order_relaxed);
@@ -87,13 +102,18 @@ void realize(std::span<const Tensor> tensors) {
     BRAZE_CHECK(t.defined(), "realize: an empty Tensor handle");
     if (!t.is_realized()) todo.push_back(t);
   }
-  if (todo.empty()) return;
-  std::vector<Array> results = evaluate(todo, {});
-  for (size_t i = 0; i < todo.size(); ++i) {
-    TensorNode& n = *todo[i].node();
-    n.data = std::move(results[i]);
-    n.inputs.clear();  // a realized tensor is a leaf from now on
-    n.depth = 0;
+  // A program runs on one device: tensors on several are realized per device.
+  while (!todo.empty()) {
+    std::vector<Tensor> here, elsewhere;
+    for (const Tensor& t : todo) (t.device() == todo[0].device() ? here : elsewhere).push_back(t);
+    std::vector<Array> results = evaluate(here, {});
+    for (size_t i = 0; i < here.size(); ++i) {
+      TensorNode& n = *here[i].node();
+      n.data = std::move(results[i]);
+      n.inputs.clear();  // a realized tensor is a leaf from now on
+      n.depth = 0;
+    }
+    todo = std::move(elsewhere);
   }
 }
 
@@ -111,14 +131,18 @@ void assign(std::span<const Tensor> out, std::span<const Tensor> values) {
       BRAZE_CHECK(out[j].node()->data->data != out[i].node()->data->data, "assign: targets ", j, " and ", i,
                   " are the same storage");
     const Array& target = *out[i].node()->data;
+    BRAZE_CHECK(out[i].device() == values[i].device(), "assign: target ", i, " is on ", out[i].device().str(),
+                " but the value is on ", values[i].device().str(), "; move one with .to()");
     if (values[i].is_realized()) {
-      const Array& v = *values[i].node()->data;
-      if (v.data != target.data) std::memmove(target.data.get(), v.data.get(), v.bytes());
+      copy_array(target, *values[i].node()->data);
       continue;
     }
     todo.push_back(values[i]);
     targets.push_back(target);
   }
+  for (const Tensor& t : todo)
+    BRAZE_CHECK(t.device() == todo[0].device(), "assign: targets on ", todo[0].device().str(), " and ",
+                t.device().str(), " in one call; assign them separately");
   if (!todo.empty()) evaluate(todo, targets);
 }
 

@@ -7,6 +7,7 @@
 #include "graph/infer.h"
 #include "runtime/context.h"
 #include "runtime/ops.h"
+#include "runtime/transfer.h"
 
 namespace braze {
 
@@ -57,17 +58,19 @@ const Array& Tensor::data() const {
   return *node_->data;
 }
 
+Array Tensor::host_data() const { return to_host(data()); }
+
 double Tensor::item() const {
   BRAZE_CHECK(numel() == 1, "item: only a one-element tensor converts to a scalar, this one has shape ",
               to_string(shape()));
-  const Array& a = data();
+  const Array a = host_data();
   return load_double(a.dtype, a.data.get(), 0);
 }
 
 int64_t Tensor::item_int() const {
   BRAZE_CHECK(numel() == 1, "item: only a one-element tensor converts to a scalar, this one has shape ",
               to_string(shape()));
-  const Array& a = data();
+  const Array a = host_data();
   return load_int(a.dtype, a.data.get(), 0);
 }
 
@@ -80,6 +83,7 @@ std::string Tensor::repr() const {
 
 Tensor from_array(Array data, std::optional<Device> device) {
   Device dev = resolve(device);
+  data = copy_to(data, dev);
   auto node = std::make_shared<TensorNode>(TensorNode{Op::Input, data.dtype, data.shape, {}, dev, {}, {}, 0});
   node->data = std::move(data);
   return Tensor(std::move(node));

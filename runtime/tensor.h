@@ -67,8 +67,11 @@ class Tensor {
   bool is_realized() const { return node_->data.has_value(); }
   bool defined() const { return node_ != nullptr; }
 
-  // Realizes if needed and returns the dense row-major result.
+  // Realizes if needed and returns the dense row-major result, on the
+  // tensor's device (Note [Device arrays] in runtime/transfer.h).
   const Array& data() const;
+  // data() in host memory: copied from a device (what .numpy() returns).
+  Array host_data() const;
   // The value of a one-element tensor, converted.
   double item() const;
   int64_t item_int() const;
@@ -130,7 +133,7 @@ inline void assign(std::initializer_list<Tensor> out, std::initializer_list<Tens
   assign(std::span<const Tensor>(out.begin(), out.size()), std::span<const Tensor>(values.begin(), values.size()));
 }
 
-// Creation.
+// Creation. `data` is copied to `device` when it lives elsewhere.
 Tensor from_array(Array data, std::optional<Device> device = std::nullopt);
 template <class T>
 Tensor from_vector(const std::vector<T>& values, Shape shape, std::optional<DType> dtype = std::nullopt);
@@ -175,7 +178,7 @@ Tensor from_vector(const std::vector<T>& values, Shape shape, std::optional<DTyp
 
 template <class T>
 std::vector<T> Tensor::to_vector() const {
-  const Array& a = data();
+  const Array a = host_data();
   std::vector<T> out(a.numel());
   for (int64_t i = 0; i < a.numel(); ++i) {
     if constexpr (std::is_floating_point_v<T>) out[i] = static_cast<T>(load_double(a.dtype, a.data.get(), i));

@@ -1,5 +1,5 @@
-// `braze run`: the graph realized by the CPU backend, timed per step, and
-// checked against the reference interpreter (graph/reference.h).
+// `braze run`: the graph realized on the CPU or a CUDA device, timed per
+// step, and checked against the reference interpreter (graph/reference.h).
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -14,8 +14,11 @@
 #include "graph/reference.h"
 #include "jit_cpu/thread_pool.h"
 #include "runtime/context.h"
+#include "runtime/cuda_executors.h"
 #include "runtime/device.h"
+#include "runtime/device_program.h"
 #include "runtime/execute.h"
+#include "runtime/transfer.h"
 #include "tools/commands.h"
 #include "tools/copy_bandwidth.h"
 #include "tools/node_names.h"
@@ -96,11 +99,10 @@ std::string ms(int64_t ns) {
   return s.str();
 }
 
-// --device, checked before anything runs. A CUDA device gets the runtime's
-// own reason first (no CUDA backend, driver or device); once the runtime
-// can realize there, what is left is `run` itself: its timing and checks
-// still drive execute() on the CPU, so it says so rather than run there.
-void check_run_device(const std::string& word) {
+// --device, checked before anything runs: a CUDA device that this process
+// cannot use gets the runtime's own reason (no CUDA backend, driver or
+// device; BRAZE_CUDA=emulate runs on host emulation).
+Device check_run_device(const std::string& word) {
   Device d;
   try {
     d = Device::parse(word);
@@ -108,17 +110,48 @@ void check_run_device(const std::string& word) {
   } catch (const std::exception& e) {
     BRAZE_CHECK(false, "run --device ", word, ": ", e.what());
   }
-  BRAZE_CHECK(d.kind == DeviceKind::CPU, "run --device ", word,
-              ": `braze run` cannot realize on a CUDA device yet (it times CPU execution); use --device cpu");
+  return d;
+}
+
+// One run of the schedule on `d`, inputs already there: on a CUDA device,
+// the program's kernels found (cached after the first run) and launched,
+// and the device waited for, so the time is the work's (Note [Device
+// programs]).
+std::vector<Array> run_on(const Schedule& s, Device d, std::span<const Array> inputs, std::vector<int64_t>* step_ns) {
+  if (d.is_cpu()) return execute(s, inputs, allocate_array, KernelMode::Generated, {}, step_ns);
+  Prepared p = prepare(s, KernelMode::Generated, {}, counted_allocator(d), cuda_executor(d));
+  std::vector<Array> out = run_prepared(s, p, inputs, counted_allocator(d), {}, step_ns);
+  p.device->synchronize();
+  return out;
+}
+
+// The copy probe on a CUDA device: 64 MB copied device to device, the best
+// of a few after a warm-up, in bytes moved (read + write) per second.
+double device_copy_bandwidth(Device d) {
+  std::shared_ptr<cuda::DeviceExecutor> ex = cuda_executor(d);
+  constexpr size_t kBytes = size_t{64} << 20;
+  std::shared_ptr<std::byte[]> from = cuda::device_block(ex, kBytes), to = cuda::device_block(ex, kBytes);
+  ex->fill(from.get(), 0, kBytes);
+  double best = 0;
+  for (int i = 0; i < 4; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    ex->copy_on_device(to.get(), from.get(), kBytes);
+    ex->synchronize();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (i > 0 && s > 0) best = std::max(best, 2.0 * kBytes / s);
+  }
+  return best;
 }
 
 }  // namespace
 
 void run_graph(const GraphSource& src, const RunOptions& o, std::ostream& out) {
-  check_run_device(o.device);
+  const Device device = check_run_device(o.device);
   BRAZE_CHECK(o.repeat >= 1, "run: --repeat must be at least 1, got ", o.repeat);
   RunInputs inputs = choose_inputs(src, o.npy_inputs, o.seed);
   Schedule s = make_schedule(src.graph);
+  std::vector<Array> placed;  // the inputs on the device, copied before any timing
+  for (const Array& a : inputs.arrays) placed.push_back(copy_to(a, device));
   using Clock = std::chrono::steady_clock;
   auto ns_since = [](Clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
@@ -127,17 +160,18 @@ void run_graph(const GraphSource& src, const RunOptions& o, std::ostream& out) {
   // The first run generates the code; the timed runs after it find it cached.
   std::vector<int64_t> step_ns;
   Clock::time_point start = Clock::now();
-  std::vector<Array> got = execute(s, inputs.arrays, allocate_array, KernelMode::Generated, {}, &step_ns);
+  std::vector<Array> got = run_on(s, device, placed, &step_ns);
   int64_t first_ns = ns_since(start);
   std::vector<std::vector<int64_t>> per_step(s.steps.size());
   std::vector<int64_t> whole;
   for (int r = 0; r < o.repeat; ++r) {
     start = Clock::now();
-    got = execute(s, inputs.arrays, allocate_array, KernelMode::Generated, {}, &step_ns);
+    got = run_on(s, device, placed, &step_ns);
     whole.push_back(ns_since(start));
     for (size_t k = 0; k < step_ns.size(); ++k) per_step[k].push_back(step_ns[k]);
   }
 
+  for (Array& a : got) a = to_host(a);
   std::vector<Array> want = reference::evaluate(src.graph, inputs.arrays, src.graph.outputs);
   double max_error = 0;
   std::string failure;
@@ -154,14 +188,15 @@ void run_graph(const GraphSource& src, const RunOptions& o, std::ostream& out) {
   // The roofline ratio of each step against a copy measured just now
   // (shared/bench/WORKLOADS.md): the machines are shared, times alone mean
   // little.
-  const double copy_bytes_per_ns = copy_bandwidth() / 1e9;
+  const double copy_bytes_per_ns = (device.is_cpu() ? copy_bandwidth() : device_copy_bandwidth(device)) / 1e9;
   for (nlohmann::json& st : steps) {
     int64_t t = st["ns"].get<int64_t>();
     st["roofline"] = t > 0 ? static_cast<double>(st["bytes"].get<int64_t>()) / copy_bytes_per_ns / t : 0.0;
   }
   jit::Isa isa = Runtime::get().cpu_isa();
   if (o.format == "json") {
-    out << nlohmann::json{{"isa", name(isa)},        {"threads", jit::ThreadPool::get().size()},
+    out << nlohmann::json{{"device", device.str()},  {"isa", name(isa)},
+                          {"threads", jit::ThreadPool::get().size()},
                           {"inputs", inputs.origin}, {"repeat", o.repeat},
                           {"copy_gb_per_s", copy_bytes_per_ns},
                           {"steps", steps},          {"whole_ns", median(whole)},
@@ -170,8 +205,12 @@ void run_graph(const GraphSource& src, const RunOptions& o, std::ostream& out) {
                .dump(1)
         << "\n";
   } else {
-    out << s.steps.size() << " step(s) on the CPU (" << name(isa) << ", " << jit::ThreadPool::get().size()
-        << " thread(s)); inputs " << inputs.origin << "; times are medians of " << o.repeat << " run(s); copy "
+    if (device.is_cpu())
+      out << s.steps.size() << " step(s) on the CPU (" << name(isa) << ", " << jit::ThreadPool::get().size()
+          << " thread(s))";
+    else
+      out << s.steps.size() << " step(s) on " << device.str() << " (" << cuda_executor(device)->describe() << ")";
+    out << "; inputs " << inputs.origin << "; times are medians of " << o.repeat << " run(s); copy "
         << std::fixed << std::setprecision(1) << copy_bytes_per_ns << " GB/s (roofline 1.00 = that)\n";
     for (const nlohmann::json& st : steps)
       out << "  step " << st["step"].get<size_t>() << ": " << std::setw(12) << ms(st["ns"].get<int64_t>()) << "  "

@@ -2,7 +2,9 @@
 // the CUDA source braze renders can be compiled by the host C++ compiler
 // and run on CPU threads, and its results checked against the spec
 // interpreter on machines without a GPU (issue 5, "Checking it without a
-// GPU"). Force-included (-include) before the kernel source; tests only.
+// GPU"). Force-included (-include) before the kernel source by
+// EmulatedKernels (jit_cuda/emulated_kernels.h): the emulation tests and
+// BRAZE_CUDA=emulate (Note [Host emulation]).
 //
 // A launch runs its blocks one after another, and a block's threads as
 // fibers (ucontext) on the calling thread, switched only at barriers: so

@@ -167,7 +167,8 @@ def ops():
 
 
 def _numpy(self):
-    """The value as a read-only NumPy array (realizes if needed)."""
+    """The value as a read-only NumPy array (realizes if needed; a CUDA
+    tensor's value is copied to the host)."""
     arr = self._raw_bytes().view(_DTYPES[self._dtype_name]).reshape(self.shape)
     return arr
 
@@ -180,12 +181,49 @@ def _array(self, dtype=None, copy=None):
 
 
 def _to(self, dev):
-    """The tensor on device ``dev``; transfers happen only where asked."""
-    if str(dev) == self.device:
+    """The tensor on device ``dev`` ("cpu", "cuda", "cuda:1"): realized
+    where it is and copied; ``self`` when it is there already. Transfers
+    happen only where asked (here, ``.numpy()`` and ``.item()``)."""
+    if _core._device_name(str(dev)) == self.device:
         return self
-    with device(dev):  # raises a clear error when `dev` is not available
-        pass
-    raise RuntimeError(f"moving tensors from {self.device} to {dev!r} is not supported yet")
+    return _core._to(self, str(dev))
+
+
+def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """DLPack export of the realized tensor, without a copy (CPU and CUDA
+    tensors; not host-emulated CUDA memory). The device's work is finished
+    first, so any consumer stream may read it."""
+    if copy:
+        raise BufferError("__dlpack__(copy=True): braze exports its own memory; copy with .numpy() or .to()")
+    if dl_device is not None and tuple(dl_device) != _dlpack_device(self):
+        raise BufferError(f"__dlpack__: the tensor is on {self.device}, not on DLPack device {tuple(dl_device)}")
+    try:
+        return self._dlpack_view()  # a "dltensor" capsule (DLPack 0.x, which every consumer reads)
+    except RuntimeError as e:  # DLPack's error for "cannot export this"
+        raise BufferError(str(e)) from None
+
+
+def _dlpack_device(self):
+    """(device type, index) as DLPack numbers them: (1, 0) CPU, (2, N) CUDA."""
+    kind, _, index = self.device.partition(":")
+    return (2, int(index)) if kind == "cuda" else (1, 0)
+
+
+def _cuda_array_interface(self):
+    """Version 3 of Numba's CUDA array interface, for a realized CUDA tensor."""
+    # AttributeError where there is no such interface, so that hasattr()
+    # probes (CuPy's, Numba's) answer False instead of failing.
+    if not self.device.startswith("cuda"):
+        raise AttributeError(f"__cuda_array_interface__: the tensor is on {self.device}, not a CUDA device")
+    if self.dtype == bfloat16:
+        raise AttributeError("__cuda_array_interface__ has no bfloat16; use DLPack (__dlpack__)")
+    try:
+        ptr = self._cuda_pointer()
+    except RuntimeError as e:
+        raise AttributeError(str(e)) from None
+    # stream None: _cuda_pointer synchronized, so the memory is ready on every stream.
+    return {"shape": tuple(self.shape), "typestr": self.dtype.str, "data": (ptr, False), "version": 3,
+            "strides": None, "stream": None}
 
 
 def _scalar(convert):
@@ -216,6 +254,9 @@ Tensor.__array__ = _array
 Tensor.__array_ufunc__ = None  # ndarray + tensor defers to Tensor.__radd__, staying lazy
 Tensor.__array_priority__ = 1000
 Tensor.to = _to
+Tensor.__dlpack__ = _dlpack
+Tensor.__dlpack_device__ = _dlpack_device
+Tensor.__cuda_array_interface__ = property(_cuda_array_interface)
 Tensor.__float__ = _scalar(float)
 Tensor.__int__ = _scalar(int)
 Tensor.__bool__ = _bool

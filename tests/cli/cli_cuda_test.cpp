@@ -320,6 +320,17 @@ TEST(CliCudaRun, ACudaDeviceIsAOneLineErrorAndBadDevicesAreNamed) {
   EXPECT_NE(r.out.find("match the reference interpreter"), std::string::npos) << r.out;
 }
 
+// With BRAZE_CUDA=emulate, `run --device cuda` runs the generated CUDA
+// kernels (host emulation) and checks them against the reference.
+TEST(CliCudaRun, EmulatedCudaRunsAndMatchesTheReference) {
+  ScopedEnv mode("BRAZE_CUDA", "emulate");
+  testing::CliResult r = cli({"run", "--expr", "softmax(x * 2) + x", "--input", "x:f32[8,33]", "--repeat", "1",
+                              "--device", "cuda"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("step(s) on cuda:0 (host emulation"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 output(s) match the reference interpreter"), std::string::npos) << r.out;
+}
+
 // `kernels --emit cuda|ptx` prints exactly the texts BRAZE_DUMP=cuda,ptx
 // writes (the golden test in tests/python checks the files themselves).
 TEST(CliCuda, SourceAndPtxTextsAreTheDumpTexts) {

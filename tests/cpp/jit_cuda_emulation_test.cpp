@@ -4,79 +4,26 @@
 // generated kernels' results checked on a machine with no GPU.
 #include <gtest/gtest.h>
 
-#include <dlfcn.h>
-#include <unistd.h>
-
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <random>
 
 #include "fusion/spec_interpreter.h"
 #include "jit_cuda/cuda_source.h"
-#include "jit_cuda/embedded_headers.h"
+#include "jit_cuda/emulated_kernels.h"
 #include "tests/cpp/jit_check.h"
 #include "tests/cpp/jit_cuda_specs.h"
 
 namespace braze::cuda {
 namespace {
 
-namespace fs = std::filesystem;
-
-// A shared object of many kernels, each with a host trampoline taking
-// cuLaunchKernel-style parameter pointers.
-class EmulatedKernels {
- public:
-  EmulatedKernels(const std::vector<CudaKernelSource>& kernels, const fs::path& dir) {
-    fs::create_directories(dir);
-    for (const EmbeddedHeader& h : device_headers()) {
-      fs::create_directories((dir / h.include_name).parent_path());
-      std::ofstream(dir / h.include_name) << h.text;
-    }
-    std::ofstream src(dir / "kernels.cpp");
-    for (const CudaKernelSource& k : kernels) {
-      src << k.source << "\nextern \"C\" void " << k.name << "_host(void* const* p) { " << k.name << "(";
-      for (size_t i = 0; i < k.param_types.size(); ++i)
-        src << (i ? ", " : "") << "*static_cast<" << k.param_types[i] << "*>(p[" << i << "])";
-      src << "); }\n";
-    }
-    src.close();
-    std::string cmd = std::string(BRAZE_TEST_CXX) + " -std=c++20 -O1 -shared -fPIC -pthread -w -I" + dir.string() +
-                      " -I" BRAZE_SOURCE_DIR " -include " BRAZE_SOURCE_DIR "/jit_cuda/device/host_emulation.h " +
-                      (dir / "kernels.cpp").string() + " -o " + (dir / "kernels.so").string() + " 2>" +
-                      (dir / "log.txt").string();
-    if (std::system(cmd.c_str()) != 0) {
-      std::ifstream log(dir / "log.txt");
-      error_ = std::string(std::istreambuf_iterator<char>(log), {}).substr(0, 20000);
-      return;
-    }
-    handle_ = dlopen((dir / "kernels.so").c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle_) error_ = dlerror();
-  }
-  ~EmulatedKernels() {
-    if (handle_) dlclose(handle_);
-  }
-  const std::string& error() const { return error_; }
-
-  void run(const CudaKernelSource& k, void* const* params) const {
-    using Entry = void (*)(void* const*);
-    using Launch = void (*)(Entry, void* const*, unsigned, unsigned);
-    auto entry = reinterpret_cast<Entry>(dlsym(handle_, (k.name + "_host").c_str()));
-    auto launch = reinterpret_cast<Launch>(dlsym(handle_, "bz_emu_launch"));
-    ASSERT_TRUE(entry && launch) << k.name;
-    // Few blocks of few threads (each one a std::thread): the loops are
-    // grid- and block-stride, so two blocks cover every index and check the
-    // strides, and two warps check the shared-memory step of block_reduce.
-    if (k.launch.work > 0)
-      launch(entry, params, static_cast<unsigned>(k.launch.blocks(2)), std::min(k.launch.threads, 64));
-  }
-
- private:
-  void* handle_ = nullptr;
-  std::string error_;
-};
+// Few blocks of few threads: the loops are grid- and block-stride, so two
+// blocks cover every index and check the strides, and two warps check the
+// shared-memory step of block_reduce.
+void run(const EmulatedKernels& so, const CudaKernelSource& k, void* const* params) {
+  if (k.launch.work > 0)
+    so.launch(so.entry(k.name), params, static_cast<unsigned>(k.launch.blocks(2)), std::min(k.launch.threads, 64));
+}
 
 // Random contents for a buffer of `t` large enough for the view.
 Array random_buffer(DType t, const View& v, std::mt19937& rng) {
@@ -141,7 +88,7 @@ void check(const KernelSpec& spec, const CudaKernelSource& k, const EmulatedKern
     params.push_back(&pointers.back());
   }
   interpret_spec(spec, args, want_ptrs);
-  so.run(k, params.data());
+  run(so, k, params.data());
   for (size_t o = 0; o < want.size(); ++o)
     EXPECT_TRUE(testing::close(got[o], want[o], tolerance(want[o].dtype)))
         << "output " << o << " of " << k.name << "\n" << k.source;
@@ -157,9 +104,7 @@ TEST(JitCudaEmulation, GeneratedKernelsMatchTheSpecInterpreter) {
   testing::add_random_graphs(c, testing::fuzz_graphs(60));
   std::vector<CudaKernelSource> kernels;
   for (const auto& [key, spec] : c.specs()) kernels.push_back(render_cuda(spec));
-  fs::path dir = fs::path(::testing::TempDir()) / ("braze_cuda_emulation_" + std::to_string(::getpid()));
-  EmulatedKernels so(kernels, dir);
-  ASSERT_TRUE(so.error().empty()) << so.error();
+  EmulatedKernels so(kernels);  // throws with the compiler's log
   double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   size_t n = 0;
   for (const auto& [key, spec] : c.specs()) {
@@ -167,7 +112,6 @@ TEST(JitCudaEmulation, GeneratedKernelsMatchTheSpecInterpreter) {
     ++n;
     if (::testing::Test::HasFailure()) break;
   }
-  fs::remove_all(dir);
   std::cout << n << " kernels emulated and checked; host compile " << build_s << " s, total "
             << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s\n";
 }

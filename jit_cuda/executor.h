@@ -1,0 +1,90 @@
+// The device executor: what running a program on a CUDA device needs from
+// the device (memory, copies, kernels, launches), behind one interface with
+// two implementations: the driver (runtime/driver_executor.cpp) and host
+// emulation (jit_cuda/emulated_executor.h). Header-only and free of cuda.h,
+// so the runtime calls it in every build.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fusion/kernel_spec.h"
+#include "jit_cuda/cuda_source.h"
+
+namespace braze::cuda {
+
+// A kernel ready to launch; each executor derives its own (a CUfunction and
+// the module that holds it, or an entry point in a dlopened object).
+struct DeviceKernel {
+  CudaKernelSource source;  // name, launch shape and parameter types
+  virtual ~DeviceKernel() = default;
+};
+
+// Where load() found a kernel: bz.stats() counts cache_hits_memory,
+// cache_hits_disk and kernels_compiled from it.
+enum class KernelOrigin { Memory, Disk, Compiled };
+
+struct LoadedKernel {
+  std::shared_ptr<const DeviceKernel> kernel;
+  KernelOrigin origin = KernelOrigin::Compiled;
+};
+
+// Note [Device executors]
+// Device addresses are `void*` (a CUdeviceptr fits; emulated memory is host
+// memory), owned by the Arrays that hold them (device_block below). Every
+// call is synchronous from the caller's view except launch(): kernels run
+// in launch order on one stream, and copies wait for the kernels before
+// them (the driver's legacy default stream orders both), so only timing
+// needs synchronize(). load() finds or compiles each spec's kernel once per
+// key, even when threads race (they wait for the one compile), and may
+// compile several misses together (emulation builds one shared object).
+class DeviceExecutor {
+ public:
+  virtual ~DeviceExecutor() = default;
+
+  // "NVIDIA H100 80GB HBM3 (sm_90)", "host emulation (BRAZE_CUDA=emulate)"
+  virtual std::string describe() const = 0;
+  // Device memory is host memory in disguise (no DLPack or CUDA array
+  // interface: a consumer would take it for real device memory).
+  virtual bool emulated() const = 0;
+
+  virtual void* allocate(size_t bytes) = 0;
+  virtual void free(void* p) noexcept = 0;
+  virtual void copy_to_device(void* dst, const void* host, size_t bytes) = 0;
+  virtual void copy_to_host(void* host, const void* src, size_t bytes) = 0;
+  virtual void copy_on_device(void* dst, const void* src, size_t bytes) = 0;
+  virtual void fill(void* dst, uint8_t byte, size_t bytes) = 0;
+
+  virtual std::vector<LoadedKernel> load(std::span<const KernelSpec* const> specs) = 0;
+  // `params`: one pointer per kernel parameter to its value, in the order
+  // of CudaKernelSource::param_types (as cuLaunchKernel takes them).
+  virtual void launch(const DeviceKernel& kernel, void** params) = 0;
+  virtual void synchronize() = 0;
+};
+
+// The deleter of device memory: it keeps the executor that made the memory
+// alive, and says which one that is (executor_of).
+struct DeviceFree {
+  std::shared_ptr<DeviceExecutor> executor;
+  void operator()(std::byte* p) const { executor->free(p); }
+};
+
+// `bytes` of device memory, freed when the last owner lets go.
+inline std::shared_ptr<std::byte[]> device_block(const std::shared_ptr<DeviceExecutor>& ex, size_t bytes) {
+  // cuMemAlloc refuses 0 bytes; an empty array still needs a distinct address.
+  void* p = ex->allocate(bytes == 0 ? 1 : bytes);
+  return std::shared_ptr<std::byte[]>(static_cast<std::byte*>(p), DeviceFree{ex});
+}
+
+// The executor whose memory `data` is (or points into: aliasing owners
+// share the deleter), or null for host memory.
+inline DeviceExecutor* executor_of(const std::shared_ptr<std::byte[]>& data) {
+  const DeviceFree* d = std::get_deleter<DeviceFree>(data);
+  return d ? d->executor.get() : nullptr;
+}
+
+}  // namespace braze::cuda

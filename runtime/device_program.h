@@ -1,0 +1,48 @@
+// The device side of a program: loading its CUDA kernels once and
+// launching a kernel step with device pointers (runtime/execute.cpp calls
+// these when Prepared::device is set).
+#pragma once
+
+#include <span>
+
+#include "fusion/schedule.h"
+#include "graph/array.h"
+#include "jit_cuda/executor.h"
+#include "memplan/plan.h"
+#include "runtime/execute.h"
+
+namespace braze {
+
+// Note [Device programs]
+// A program whose tensors are on a CUDA device is the CPU's program with
+// three things swapped (runtime/execute.cpp): each kernel step's spec is
+// rendered to CUDA (render_cuda) and loaded by the device's executor once,
+// when the program is made (Prepared::device_kernels, as
+// Prepared::kernels on the CPU); the arena and every output come from
+// device memory (the allocator realize passes), so a replay allocates only
+// the outputs the user keeps, on the device; and a step is a launch with
+// the device addresses of its inputs and outputs. What stays the same: the
+// schedule, the memory plan (256-byte aligned, as the GPU wants, and with
+// no output written over an input: generated kernels mark every pointer
+// __restrict__), the program cache (keyed by device and executor too), and
+// the scalar parameters (Note [Scalar parameters]), which live in host
+// memory and reach a kernel by value. Library calls (matmul, conv2d) need
+// cuBLASLt/cuDNN on a GPU, which braze does not call yet: an error when
+// the program is made. Under host emulation the device memory is host
+// memory, so they run on the CPU library against it.
+memplan::PlanOptions device_plan_options();
+
+// Fills p.device_kernels from p.device (counting kernels_compiled,
+// cache_hits_memory, cache_hits_disk); throws for library calls the device
+// cannot make.
+void load_device_kernels(const Schedule& s, Prepared& p);
+
+// A 0-d array's value as a kernel's by-value argument, wherever it lives.
+void read_scalar(const Array& a, KernelArg& arg);
+
+// Launches `kernel` for `spec`: `args` per spec input (device addresses for
+// buffers), `outs` per spec output.
+void launch_device_kernel(cuda::DeviceExecutor& ex, const cuda::DeviceKernel& kernel, const KernelSpec& spec,
+                          std::span<const KernelArg> args, std::span<std::byte* const> outs);
+
+}  // namespace braze

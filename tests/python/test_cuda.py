@@ -1,0 +1,356 @@
+"""device="cuda": placement, transfers, programs and generated kernels.
+
+No GPU is needed: these run under host emulation (BRAZE_CUDA=emulate, set
+in-process; Note [CUDA executors] in runtime/cuda_executors.h), where CUDA
+tensors live in host memory and the generated CUDA kernels are compiled by
+the host C++ compiler (~1 s per program), so the op sweep realizes all its
+cases as one program. Tests marked `gpu` need the driver and a device and
+skip without them.
+"""
+
+import io
+import os
+
+import numpy as np
+import pytest
+
+import braze as bz
+from conftest import BF16, BOOL, DTYPES, DTYPE_IDS, assert_matches, is_float, logical_values, make_layout, values
+from test_ops import BY_ARITY, expected, operand_values
+from conftest import result_dtype
+
+REFERENCE = os.environ.get("BRAZE_BACKEND") == "reference"
+counts_kernels = pytest.mark.skipif(REFERENCE, reason="BRAZE_BACKEND=reference makes no programs")
+
+
+@pytest.fixture
+def emulate(monkeypatch):
+    monkeypatch.setenv("BRAZE_CUDA", "emulate")
+
+
+def driver_available():
+    if os.environ.get("BRAZE_CUDA") == "emulate":
+        return False
+    try:
+        bz.zeros(1, device="cuda")
+        return True
+    except RuntimeError:
+        return False
+
+
+# --- without CUDA ----------------------------------------------------------------
+
+
+def test_cuda_without_a_driver_is_a_clear_error(monkeypatch):
+    monkeypatch.delenv("BRAZE_CUDA", raising=False)
+    if driver_available():
+        pytest.skip("this machine has a CUDA driver and device")
+    with pytest.raises(RuntimeError, match=r"(?s)device .cuda:0. is not available.*libcuda.*BRAZE_CUDA=emulate"):
+        bz.tensor(np.ones(3, np.float32), device="cuda")
+    with pytest.raises(RuntimeError, match="not available"):
+        bz.zeros((2, 2), device="cuda")
+    with pytest.raises(RuntimeError, match="not available"):
+        bz.tensor([1.0]).to("cuda")
+    with pytest.raises(RuntimeError, match="not available"):
+        with bz.device("cuda"):
+            pass
+    assert bz.device is not None and (bz.tensor([1.0, 2.0]) * 2).numpy().tolist() == [2.0, 4.0]  # the CPU works
+
+
+def test_bad_cuda_mode_is_an_error(monkeypatch):
+    monkeypatch.setenv("BRAZE_CUDA", "fast")
+    with pytest.raises(ValueError, match="BRAZE_CUDA='fast' is not a mode"):
+        bz.zeros(1, device="cuda")
+
+
+# --- placement and transfers ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_round_trip_is_exact(emulate, dtype):
+    x = values(dtype, (4, 7), seed=2)
+    t = bz.tensor(x, device="cuda")
+    assert t.device == "cuda:0" and t.is_realized
+    back = t.to("cpu")
+    assert back.device == "cpu"
+    np.testing.assert_array_equal(back.numpy().view(np.uint8), x.view(np.uint8))  # bit for bit, NaNs too
+    np.testing.assert_array_equal(t.numpy().view(np.uint8), x.view(np.uint8))
+    assert t.device == "cuda:0"  # .numpy() copied, the tensor stayed
+    again = bz.tensor(x).to("cuda").to("cuda:0")
+    np.testing.assert_array_equal(again.numpy().view(np.uint8), x.view(np.uint8))
+
+
+def test_creation_on_cuda(emulate):
+    assert_matches(bz.zeros((2, 3), device="cuda"), np.zeros((2, 3), np.float32))
+    assert_matches(bz.ones(4, dtype=bz.int32, device="cuda"), np.ones(4, np.int32))
+    assert_matches(bz.full((2, 2), 2.5, device="cuda"), np.full((2, 2), 2.5, np.float32))
+    assert_matches(bz.arange(1, 11, 3, device="cuda"), np.arange(1, 11, 3))
+    for t in (bz.zeros(3, device="cuda"), bz.arange(5, device="cuda"), bz.asarray([1, 2], device="cuda")):
+        assert t.device == "cuda:0"
+    assert bz.asarray(bz.tensor([1.0]), device="cuda").device == "cuda:0"
+    with bz.device("cuda"):
+        t = bz.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+        u = bz.exp(t) + 1
+        assert t.device == u.device == "cuda:0" and bz.zeros(1).device == "cuda:0"
+    assert bz.zeros(1).device == "cpu"
+    assert_matches(u, np.exp(np.arange(6, dtype=np.float64).reshape(2, 3)) + 1, np.float32)
+    assert_matches(bz.zeros_like(u), np.zeros((2, 3), np.float32))
+    assert bz.zeros_like(u).device == "cuda:0"
+
+
+def test_item_and_scalars_on_cuda(emulate):
+    t = bz.tensor(np.array([3.5], np.float32), device="cuda")
+    assert t.item() == 3.5 and float(t.sum()) == 3.5
+    s = bz.tensor(np.float32(2.0), device="cuda")  # a 0-d device tensor read by a kernel as a scalar
+    assert_matches(t * s, np.array([7.0], np.float32))
+
+
+def test_ops_on_two_devices_are_an_error(emulate):
+    a = bz.tensor([1.0, 2.0])
+    b = bz.tensor([1.0, 2.0], device="cuda")
+    with pytest.raises(ValueError, match=r"different devices \(cpu and cuda:0\)"):
+        a + b
+    with pytest.raises(ValueError, match="different devices"):
+        bz.where(b > 1, a, 0.0)
+    assert_matches(a + b.to("cpu"), np.array([2.0, 4.0], np.float32))
+
+
+def test_realize_tensors_on_two_devices_together(emulate):
+    a = bz.tensor([1.0, 2.0]) * 2
+    b = bz.tensor([1.0, 2.0], device="cuda") * 3
+    bz.realize(a, b)
+    assert a.device == "cpu" and b.device == "cuda:0"
+    assert a.numpy().tolist() == [2.0, 4.0] and b.numpy().tolist() == [3.0, 6.0]
+
+
+def test_emulated_memory_is_not_exported(emulate):
+    t = bz.tensor([1.0], device="cuda")
+    assert t.__dlpack_device__() == (2, 0)
+    with pytest.raises(BufferError, match="emulated host memory"):
+        t.__dlpack__()
+    with pytest.raises(AttributeError, match="emulated host memory"):
+        t.__cuda_array_interface__
+    assert not hasattr(t, "__cuda_array_interface__") and not hasattr(bz.tensor([1.0]), "__cuda_array_interface__")
+
+
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if d != BF16], ids=[n for n in DTYPE_IDS if n != "bfloat16"])
+def test_cpu_tensors_export_dlpack_without_a_copy(dtype):  # (NumPy cannot import bfloat16)
+    x = values(dtype, (3, 4), seed=5)
+    t = bz.exp(bz.tensor(x)) if is_float(dtype) else bz.tensor(x)
+    got = np.from_dlpack(t)
+    assert t.__dlpack_device__() == (1, 0)
+    assert got.dtype == dtype and got.shape == (3, 4)
+    np.testing.assert_array_equal(got.view(np.uint8), t.numpy().view(np.uint8))
+    assert got.ctypes.data == t.numpy().ctypes.data  # the tensor's own memory
+
+
+# --- the op sweep: op x dtype x layout, one program ------------------------------------
+
+
+SWEEP_DTYPES = [np.dtype(np.float32), np.dtype(np.float16), BF16, np.dtype(np.int32), np.dtype(np.float64),
+                np.dtype(np.int8), BOOL, np.dtype(np.uint8)]
+SWEEP_LAYOUTS = ["contiguous", "transposed", "sliced_reversed", "broadcast", "scalar", "zero_size"]
+
+
+def sweep_cases():
+    """(id, op, dtype, layout): every element-wise op, with dtypes and
+    layouts turning so that each op meets several of each and every dtype
+    and layout is met many times, as the C++ NVRTC sweep does."""
+    cases = []
+    n = 0
+    for arity in (1, 2, 3):
+        for op in BY_ARITY[arity]:
+            for k in range(3):
+                dtype = SWEEP_DTYPES[(n + 3 * k) % len(SWEEP_DTYPES)]
+                layout = SWEEP_LAYOUTS[(n + k) % len(SWEEP_LAYOUTS)]
+                cases.append((f"{op['api']}-{dtype.name}-{layout}", op, dtype, layout))
+            n += 1
+    return cases
+
+
+CASES = sweep_cases()
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    """Every case recorded on cuda (emulated) and realized as one program."""
+    previous = os.environ.get("BRAZE_CUDA")
+    os.environ["BRAZE_CUDA"] = "emulate"
+    try:
+        results = {}
+        with bz.device("cuda"):
+            lazy = []
+            for name, op, dtype, layout in CASES:
+                args = [operand_values(op, i, dtype, layout, seed=i + 1) for i in range(op["arity"])]
+                rule_dtypes = [dtype] * op["arity"]
+                if op["api"] == "where":
+                    rule_dtypes = [BOOL, dtype, dtype]
+                out = result_dtype(op["rule"], *rule_dtypes)
+                if out is None:
+                    continue  # rejected at the op: test_ops checks that on the CPU
+                got = getattr(bz, op["api"])(*[make_layout(layout, a) for a in args])
+                assert got.device == "cuda:0"
+                results[name] = (got, expected(op, args, out), out)
+                lazy.append(got)
+        bz.reset_stats()
+        bz.realize(*lazy)
+        results["_stats"] = bz.stats()
+        yield results
+    finally:
+        if previous is None:
+            os.environ.pop("BRAZE_CUDA", None)
+        else:
+            os.environ["BRAZE_CUDA"] = previous
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_elementwise_on_cuda_matches_numpy(sweep, case):
+    name = case[0]
+    if name not in sweep:
+        pytest.skip("the op rejects this dtype")
+    got, want, out = sweep[name]
+    assert got.device == "cuda:0" and got.is_realized
+    assert_matches(got, want, out)
+
+
+@counts_kernels
+def test_sweep_ran_generated_cuda_kernels(sweep):
+    s = sweep["_stats"]
+    n = sum(1 for k in sweep if k != "_stats")
+    assert s["programs_compiled"] == 1
+    assert s["kernels_interpreted"] == 0
+    assert n / 2 < s["kernels_launched"] <= n  # a few cases share a kernel (interned), none runs on the CPU
+
+
+REDUCTIONS = [("sum", np.float32, (1,)), ("max", np.float16, (0,)), ("mean", np.float64, (0, 1)),
+              ("min", np.int32, (1,)), ("prod", np.int8, (0,)), ("sum", np.dtype(BF16), (0, 1))]
+
+
+def test_reductions_on_cuda(emulate):
+    cases = []
+    with bz.device("cuda"):
+        for name, dtype, axis in REDUCTIONS:
+            x = logical_values(dtype, "contiguous", seed=4, specials=False, lo=-3, hi=3, shape=(6, 9))
+            for layout in ("contiguous", "transposed"):
+                t = make_layout(layout, x.T.copy() if layout == "transposed" else x)
+                t = t.T if layout == "transposed" else t
+                cases.append((getattr(bz, name)(t, axis=axis), name, x, axis))
+    bz.realize(*[c[0] for c in cases])
+    for got, name, x, axis in cases:
+        want = getattr(np, name)(x.astype(np.float64), axis=axis)
+        scale = 1e-2 if x.dtype in (np.float16, BF16) else 1e-5
+        np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=scale, atol=scale)
+
+
+# --- composites and programs ---------------------------------------------------------
+
+
+@counts_kernels
+def test_softmax_and_layer_norm_are_one_kernel_each_on_cuda(emulate):
+    x = np.random.default_rng(0).standard_normal((16, 40)).astype(np.float32)
+    t = bz.tensor(x, device="cuda")
+    bz.reset_stats()
+    y = bz.softmax(t * 2.0, axis=-1)
+    got = y.numpy()
+    assert bz.stats()["kernels_launched"] == 1
+    e = np.exp(2.0 * x - (2.0 * x).max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(got, e / e.sum(axis=-1, keepdims=True), rtol=1e-5, atol=1e-7)
+    w = bz.tensor(np.linspace(0.5, 1.5, 40, dtype=np.float32), device="cuda")
+    bz.reset_stats()
+    ln = bz.layer_norm(t, w).numpy()
+    assert bz.stats()["kernels_launched"] == 1
+    mu = x.mean(axis=-1, keepdims=True)
+    ref = (x - mu) / np.sqrt(x.var(axis=-1, keepdims=True) + 1e-5) * np.linspace(0.5, 1.5, 40)
+    np.testing.assert_allclose(ln, ref, rtol=1e-4, atol=1e-5)
+
+
+@counts_kernels
+def test_program_replays_with_no_device_allocation_but_its_output(emulate):
+    x = bz.tensor(np.linspace(-1, 1, 64 * 33, dtype=np.float32).reshape(64, 33), device="cuda")
+    results = []
+    for i in range(5):
+        bz.reset_stats()
+        scale = 0.3 + 0.15 * i  # a parameter: changing it recompiles nothing (0.5 would be structure)
+        y = bz.sum(bz.exp(x * scale) + x, axis=1) / 33.0
+        results.append(y.numpy())
+        s = bz.stats()
+        if i == 0:
+            assert s["programs_compiled"] == 1 and s["device_bytes_allocated"] > 0
+        else:
+            assert s["programs_compiled"] == 0 and s["programs_replayed"] == 1, s
+            assert s["kernels_compiled"] == 0 and s["arena_bytes"] == 0, s
+            # the output kept on the device, and its copy to the host for .numpy()
+            assert s["allocations"] == 2 and s["device_bytes_allocated"] == 64 * 4, s
+        assert s["kernels_launched"] >= 1
+    xs = np.linspace(-1, 1, 64 * 33).reshape(64, 33)
+    for i, r in enumerate(results):
+        np.testing.assert_allclose(r, (np.exp(xs * (0.3 + 0.15 * i)) + xs).sum(axis=1) / 33.0, rtol=1e-5)
+
+
+@counts_kernels
+def test_arena_on_the_device(emulate):
+    x = bz.tensor(np.arange(12, dtype=np.float32).reshape(3, 4), device="cuda")
+    bz.reset_stats()
+    y = bz.softmax(bz.exp(x) @ bz.ones((4, 4), device="cuda"), axis=-1)  # kernel, library call, kernel
+    assert "alignment 256" in bz.explain(y, file=io.StringIO())  # the device's plan
+    got = y.numpy()
+    s = bz.stats()
+    assert s["arena_bytes"] > 0 and s["kernels_launched"] == 3 and s["device_bytes_allocated"] >= s["arena_bytes"]
+    m = np.exp(np.arange(12.0).reshape(3, 4)) @ np.ones((4, 4))
+    e = np.exp(m - m.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(got, e / e.sum(axis=-1, keepdims=True), rtol=1e-5)
+
+
+@counts_kernels
+def test_ten_op_chain_is_one_launch_on_cuda(emulate):
+    x = bz.tensor(np.linspace(0.1, 2, 50, dtype=np.float32), device="cuda")
+    bz.reset_stats()
+    y = x
+    for _ in range(5):
+        y = bz.sqrt(y * 1.5 + 0.25)
+    got = y.numpy()
+    assert bz.stats()["kernels_launched"] == 1
+    want = np.linspace(0.1, 2, 50)
+    for _ in range(5):
+        want = np.sqrt(want * 1.5 + 0.25)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_assign_on_cuda_updates_in_place(emulate):
+    w = bz.tensor(np.ones(8, np.float32), device="cuda")
+    g = bz.tensor(np.full(8, 0.5, np.float32), device="cuda")
+    for i in range(3):
+        bz.reset_stats()
+        bz.assign([w], [w - 0.1 * g])  # reads the old w, writes w's own device memory
+        if i > 0 and not REFERENCE:
+            assert bz.stats()["allocations"] == 0
+    assert w.device == "cuda:0"
+    np.testing.assert_allclose(w.numpy(), np.full(8, 1 - 0.15), rtol=1e-6)
+    with pytest.raises(ValueError, match="assign: target 0 is on cuda:0 but the value is on cpu"):
+        bz.assign([w], [bz.zeros(8)])
+
+
+# --- on a real GPU -------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_softmax_matches_numpy(monkeypatch):
+    monkeypatch.delenv("BRAZE_CUDA", raising=False)
+    if not driver_available():
+        pytest.skip("no CUDA driver or device here (BRAZE_CUDA=emulate checks the same path on the host)")
+    x = np.random.default_rng(1).standard_normal((256, 1000)).astype(np.float32)
+    got = bz.softmax(bz.tensor(x, device="cuda"), axis=-1).numpy()
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(got, e / e.sum(axis=-1, keepdims=True), rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_tensors_export_device_memory(monkeypatch):
+    monkeypatch.delenv("BRAZE_CUDA", raising=False)
+    if not driver_available():
+        pytest.skip("no CUDA driver or device here")
+    t = bz.exp(bz.tensor(np.ones((4, 8), np.float32), device="cuda"))
+    cai = t.__cuda_array_interface__
+    assert cai["shape"] == (4, 8) and cai["typestr"] == "<f4" and cai["data"][0] != 0
+    assert t.__dlpack_device__() == (2, 0)
+    assert type(t.__dlpack__()).__name__ == "PyCapsule"
