@@ -6,6 +6,9 @@
 #include <vector>
 
 #include "jit_cpu/row_kernel_gen.h"
+#include "jit_cpu/erf_f64.h"
+#include "jit_cpu/pow_f64.h"
+#include "jit_cpu/trig_f64.h"
 
 namespace braze::jit::detail {
 
@@ -44,7 +47,7 @@ void RowKernelGen<Vmm>::compute_wide(const KernelOp& op, const Vmm& d, const std
       args[i] = vr(converted.back());
     }
   }
-  if (where) ops_.blend_f64(d, args[2], args[1], args[0]);
+  if (where) ops_.blend(d, args[2], args[1], args[0], Width::k64);
   else compute_double(op, d, args[0], args[1]);
   for (int r : converted) release(r);
   const DTypeRule rule = info(op.op).dtype_rule;
@@ -63,25 +66,25 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
     case Op::Sub: vsubpd(d, a, b); return;
     case Op::Mul: vmulpd(d, a, b); return;
     case Op::Div: vdivpd(d, a, b); return;
-    case Op::Maximum: ops_.maximum_f64(d, a, b, s0); return;
-    case Op::Minimum: ops_.minimum_f64(d, a, b, s0); return;
-    case Op::Eq: ops_.cmp_f64(d, a, b, Ops::Eq); return;
-    case Op::Ne: ops_.cmp_f64(d, a, b, Ops::Ne); return;
-    case Op::Lt: ops_.cmp_f64(d, a, b, Ops::Lt); return;
-    case Op::Le: ops_.cmp_f64(d, a, b, Ops::Le); return;
-    case Op::Gt: ops_.cmp_f64(d, a, b, Ops::Gt); return;
-    case Op::Ge: ops_.cmp_f64(d, a, b, Ops::Ge); return;
+    case Op::Maximum: ops_.maximum(d, a, b, s0, Width::k64); return;
+    case Op::Minimum: ops_.minimum(d, a, b, s0, Width::k64); return;
+    case Op::Eq: ops_.cmp(d, a, b, Ops::Eq, Width::k64); return;
+    case Op::Ne: ops_.cmp(d, a, b, Ops::Ne, Width::k64); return;
+    case Op::Lt: ops_.cmp(d, a, b, Ops::Lt, Width::k64); return;
+    case Op::Le: ops_.cmp(d, a, b, Ops::Le, Width::k64); return;
+    case Op::Gt: ops_.cmp(d, a, b, Ops::Gt, Width::k64); return;
+    case Op::Ge: ops_.cmp(d, a, b, Ops::Ge, Width::k64); return;
     case Op::Neg: vxorpd(d, a, k_.bits64(0x8000000000000000ull)); return;
     case Op::Abs: vandpd(d, a, k_.bits64(0x7fffffffffffffffull)); return;
     case Op::Sign:  // NaN -> NaN, 0 -> 0, else +-1
-      ops_.cmp_f64(s0, a, a, Ops::Unord);
+      ops_.cmp(s0, a, a, Ops::Unord, Width::k64);
       vandpd(d, a, s0);
-      ops_.cmp_f64(s0, a, k_.f64(0.0), Ops::Gt);
+      ops_.cmp(s0, a, k_.f64(0.0), Ops::Gt, Width::k64);
       vmovapd(s1, k_.f64(1.0));
-      ops_.blend_f64(d, d, s1, s0);
-      ops_.cmp_f64(s0, a, k_.f64(0.0), Ops::Lt);
+      ops_.blend(d, d, s1, s0, Width::k64);
+      ops_.cmp(s0, a, k_.f64(0.0), Ops::Lt, Width::k64);
       vmovapd(s1, k_.f64(-1.0));
-      ops_.blend_f64(d, d, s1, s0);
+      ops_.blend(d, d, s1, s0, Width::k64);
       return;
     case Op::Exp: math64_.exp(d, a, math_scratch); return;
     case Op::Exp2: math64_.exp2(d, a, math_scratch); return;
@@ -89,6 +92,17 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
     case Op::Log2: math64_.log2(d, a, math_scratch); return;
     case Op::Sigmoid: math64_.sigmoid(d, a, math_scratch); return;
     case Op::Tanh: math64_.tanh(d, a, math_scratch); return;
+    case Op::Expm1: math64_.expm1(d, a, math_scratch); return;
+    case Op::Log1p: math64_.log1p(d, a, math_scratch); return;
+    case Op::Sin: SinCosF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch, /*cos=*/false); return;
+    case Op::Pow: {
+      const int e = alloc();  // pow needs a sixth temporary
+      PowF64<Vmm>(*this, k_, ops_).emit(d, a, b, math_scratch, vr(e));
+      release(e);
+      return;
+    }
+    case Op::Erf: ErfF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch); return;
+    case Op::Cos: SinCosF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch, /*cos=*/true); return;
     case Op::Sqrt: vsqrtpd(d, a); return;
     case Op::Rsqrt:
       vsqrtpd(s0, a);
@@ -107,10 +121,10 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
     case Op::Floor: ops_.round_f64(d, a, 1); return;
     case Op::Ceil: ops_.round_f64(d, a, 2); return;
     case Op::Round: ops_.round_f64(d, a, 0); return;
-    case Op::IsNan: ops_.cmp_f64(d, a, a, Ops::Unord); return;
+    case Op::IsNan: ops_.cmp(d, a, a, Ops::Unord, Width::k64); return;
     case Op::IsInf:
       vandpd(s0, a, k_.bits64(0x7fffffffffffffffull));
-      ops_.cmp_f64(d, s0, k_.f64(INFINITY), Ops::Eq);
+      ops_.cmp(d, s0, k_.f64(INFINITY), Ops::Eq, Width::k64);
       return;
     case Op::Sum:
     case Op::Prod:
@@ -128,7 +142,7 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
 template <class Vmm>
 Vmm RowKernelGen<Vmm>::truth_wide(const Vmm& x, DType t, const Vmm& s) {
   if (t == DType::Bool) return x;
-  ops_.cmp_f64(s, x, k_.f64(0.0), Ops::Ne);
+  ops_.cmp(s, x, k_.f64(0.0), Ops::Ne, Width::k64);
   return s;
 }
 

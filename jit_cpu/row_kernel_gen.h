@@ -228,8 +228,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         switch (op) {
           case Op::Sum: vaddpd(acc, acc, x); return;
           case Op::Prod: vmulpd(acc, acc, x); return;
-          case Op::Max: f.maximum_f64(acc, acc, x, s); return;
-          case Op::Min: f.minimum_f64(acc, acc, x, s); return;
+          case Op::Max: f.maximum(acc, acc, x, s, Width::k64); return;
+          case Op::Min: f.minimum(acc, acc, x, s, Width::k64); return;
           default: break;
         }
         break;

@@ -22,6 +22,7 @@
 #include <array>
 #include <cmath>
 #include <initializer_list>
+#include <vector>
 
 #include "jit_cpu/vector_ops.h"
 
@@ -263,11 +264,7 @@ class VectorMath {
     c_.vmovaps(acc, k_(*p));
     while (p != c.begin()) c_.vfmadd213ps(acc, t, k_(*--p));
   }
-  void horner_f64(const R& acc, const R& t, std::initializer_list<double> c) {
-    const double* p = c.end() - 1;
-    c_.vmovapd(acc, k_.f64(*p));
-    while (p != c.begin()) c_.vfmadd213pd(acc, t, k_.f64(*--p));
-  }
+  void horner_f64(const R& acc, const R& t, const std::vector<double>& c) { ops_.horner_f64(acc, t, c); }
 
   // dst |= x's sign bit: for a function with the sign of x, so f(-0) = -0
   // where the arithmetic gave +0.
@@ -501,7 +498,7 @@ class VectorMath {
     c_.vfmadd213pd(s[4], s[2], k_.f64(1.0));  // cos r
     if (cos) c_.vpaddq(s[1], s[1], k_.f64(0x1p-1074));  // q + 1
     c_.vpsllq(s[2], s[1], 63);
-    ops_.blend_f64(s[3], s[3], s[4], s[2]);  // odd q: the other one
+    ops_.blend(s[3], s[3], s[4], s[2], Width::k64);  // odd q: the other one
     c_.vpsllq(s[1], s[1], 62);
     c_.vandpd(s[1], s[1], k_.f64(-0.0));
     c_.vxorpd(s[3], s[3], s[1]);  // q mod 4 >= 2: negate

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <type_traits>
+#include <vector>
 
 namespace braze::jit {
 
@@ -44,6 +45,9 @@ class ConstantPool {
     std::memcpy(&v, &bits, 8);
     return f64(v);
   }
+  // A table of float64 values read by gathers (Note [Tables of the float64
+  // math] in erf_f64.h); equal tables are emitted once.
+  const Xbyak::Label& table_f64(const std::vector<double>& v) { return table_labels_[v]; }
   // Per-lane values (16 lanes), e.g. lane indices or a tail mask.
   Xbyak::Address lanes(const std::array<uint32_t, 16>& v) { return c_.ptr[c_.rip + lane_labels_[v]]; }
   // Emits the pool after the last instruction; code_size() then says where
@@ -60,6 +64,15 @@ class ConstantPool {
       c_.L(label);
       for (uint32_t x : v) c_.dd(x);
     }
+    for (auto& [v, label] : table_labels_) {
+      c_.align(64);
+      c_.L(label);
+      for (double x : v) {
+        uint64_t bits;
+        std::memcpy(&bits, &x, 8);
+        c_.dq(bits);
+      }
+    }
   }
   size_t code_size() const { return code_size_; }
 
@@ -67,8 +80,13 @@ class ConstantPool {
   Xbyak::CodeGenerator& c_;
   std::map<uint32_t, Xbyak::Label> labels_;
   std::map<std::array<uint32_t, 16>, Xbyak::Label> lane_labels_;
+  std::map<std::vector<double>, Xbyak::Label> table_labels_;
   size_t code_size_ = 0;
 };
+
+// The lanes an operation reads: float32 (and int32, bool masks) or, in
+// wide kernels (Note [Wide kernels] in lanes.h), float64.
+enum class Width : uint8_t { k32, k64 };
 
 template <class R>
 class VectorOps {
@@ -82,22 +100,35 @@ class VectorOps {
   // The register type that holds half the lanes.
   using Half = std::conditional_t<kZmm, Xbyak::Ymm, Xbyak::Xmm>;
 
-  // dst = lane mask of (a pred b).
-  void cmp(const R& dst, const R& a, const Xbyak::Operand& b, uint8_t pred) {
+  // dst = lane mask of (a pred b), over float32 lanes or (k64) float64
+  // lanes (Note [Wide kernels]).
+  void cmp(const R& dst, const R& a, const Xbyak::Operand& b, uint8_t pred, Width w = Width::k32) {
     if constexpr (kZmm) {
-      c_.vcmpps(c_.k2, a, b, pred);
-      c_.vpmovm2d(dst, c_.k2);
+      if (w == Width::k64) {
+        c_.vcmppd(c_.k2, a, b, pred);
+        c_.vpmovm2q(dst, c_.k2);
+      } else {
+        c_.vcmpps(c_.k2, a, b, pred);
+        c_.vpmovm2d(dst, c_.k2);
+      }
     } else {
-      c_.vcmpps(dst, a, b, pred);
+      if (w == Width::k64) c_.vcmppd(dst, a, b, pred);
+      else c_.vcmpps(dst, a, b, pred);
     }
   }
-  // dst = mask ? t : f.
-  void blend(const R& dst, const R& f, const R& t, const R& mask) {
+  // dst = mask ? t : f, by the sign bit of each lane of mask.
+  void blend(const R& dst, const R& f, const R& t, const R& mask, Width w = Width::k32) {
     if constexpr (kZmm) {
-      c_.vpmovd2m(c_.k2, mask);
-      c_.vblendmps(dst | c_.k2, f, t);
+      if (w == Width::k64) {
+        c_.vpmovq2m(c_.k2, mask);
+        c_.vblendmpd(dst | c_.k2, f, t);
+      } else {
+        c_.vpmovd2m(c_.k2, mask);
+        c_.vblendmps(dst | c_.k2, f, t);
+      }
     } else {
-      c_.vblendvps(dst, f, t, mask);
+      if (w == Width::k64) c_.vblendvpd(dst, f, t, mask);
+      else c_.vblendvps(dst, f, t, mask);
     }
   }
   void round(const R& dst, const R& src, uint8_t mode) {  // 0 nearest even, 1 floor, 2 ceil
@@ -108,14 +139,18 @@ class VectorOps {
     if constexpr (kZmm) c_.vrndscalepd(dst, src, mode | 8);
     else c_.vroundpd(dst, src, mode | 8);
   }
-  // Jumps to `to` when (a pred b) holds in no lane; clobbers `tmp` and the
-  // flags. For rare slow paths: the common case costs a compare and a test.
-  void jump_if_none(const R& tmp, const R& a, const Xbyak::Operand& b, uint8_t pred, const Xbyak::Label& to) {
+  // Jumps to `to` when (a pred b) holds in no lane (of float32, or of
+  // float64 with `f64`); clobbers `tmp` and the flags. For rare slow paths:
+  // the common case costs a compare and a test.
+  void jump_if_none(const R& tmp, const R& a, const Xbyak::Operand& b, uint8_t pred, const Xbyak::Label& to,
+                    bool f64 = false) {
     if constexpr (kZmm) {
-      c_.vcmpps(c_.k2, a, b, pred);
-      c_.kortestw(c_.k2, c_.k2);
+      if (f64) c_.vcmppd(c_.k2, a, b, pred);
+      else c_.vcmpps(c_.k2, a, b, pred);
+      c_.kortestw(c_.k2, c_.k2);  // the upper 8 bits of a float64 compare are zero
     } else {
-      c_.vcmpps(tmp, a, b, pred);
+      if (f64) c_.vcmppd(tmp, a, b, pred);
+      else c_.vcmpps(tmp, a, b, pred);
       c_.vptest(tmp, tmp);
     }
     c_.jz(to, Xbyak::CodeGenerator::T_NEAR);
@@ -153,47 +188,39 @@ class VectorOps {
     if constexpr (kZmm) c_.vinsertf64x4(dst, dst, narrow, h);
     else c_.vinsertf128(dst, dst, narrow, h);
   }
-  // float64 lanes: dst = sign bit of mask's lane ? t : f.
-  void blend_f64(const R& dst, const R& f, const R& t, const R& mask) {
-    if constexpr (kZmm) {
-      c_.vpmovq2m(c_.k2, mask);
-      c_.vblendmpd(dst | c_.k2, f, t);
-    } else {
-      c_.vblendvpd(dst, f, t, mask);
-    }
+  // float64 lanes: acc = c[0] + t (c[1] + t (c[2] + ...)), by FMA.
+  void horner_f64(const R& acc, const R& t, const std::vector<double>& c) {
+    c_.vmovapd(acc, k_.f64(c.back()));
+    for (size_t i = c.size() - 1; i-- > 0;) c_.vfmadd213pd(acc, t, k_.f64(c[i]));
   }
 
-  // float64 lanes (Note [Wide kernels]): dst = lane mask of (a pred b).
-  void cmp_f64(const R& dst, const R& a, const Xbyak::Operand& b, uint8_t pred) {
+  // dst = table[index + at] per 64-bit lane: index holds element indices
+  // (int64 lanes) into the float64 table whose address is in `base`; mask
+  // is clobbered (AVX2 takes the gather's mask in a vector register).
+  // dst, index and mask must differ.
+  void gather_f64(const R& dst, const Xbyak::Reg64& base, const R& index, int at, const R& mask) {
     if constexpr (kZmm) {
-      c_.vcmppd(c_.k2, a, b, pred);
-      c_.vpmovm2q(dst, c_.k2);
+      (void)mask;
+      c_.kxnorw(c_.k2, c_.k2, c_.k2);
+      c_.vgatherqpd(dst | c_.k2, c_.ptr[base + index * 8 + 8 * at]);
     } else {
-      c_.vcmppd(dst, a, b, pred);
+      c_.vpcmpeqq(mask, mask, mask);
+      c_.vgatherqpd(dst, c_.ptr[base + index * 8 + 8 * at], mask);
     }
-  }
-  // NumPy maximum/minimum of float64 lanes, as maximum/minimum below.
-  void maximum_f64(const R& dst, const R& a, const R& b, const R& s) {
-    c_.vmaxpd(s, b, a);
-    cmp_f64(dst, b, b, Unord);
-    blend_f64(dst, s, b, dst);
-  }
-  void minimum_f64(const R& dst, const R& a, const R& b, const R& s) {
-    c_.vminpd(s, b, a);
-    cmp_f64(dst, b, b, Unord);
-    blend_f64(dst, s, b, dst);
   }
 
   // NumPy maximum/minimum: NaN if either is NaN, else as a < b ? b : a.
-  void maximum(const R& dst, const R& a, const R& b, const R& s) {
-    c_.vmaxps(s, b, a);  // (b > a) ? b : a; a when either is NaN
-    cmp(dst, b, b, Unord);
-    blend(dst, s, b, dst);
+  void maximum(const R& dst, const R& a, const R& b, const R& s, Width w = Width::k32) {
+    if (w == Width::k64) c_.vmaxpd(s, b, a);
+    else c_.vmaxps(s, b, a);  // (b > a) ? b : a; a when either is NaN
+    cmp(dst, b, b, Unord, w);
+    blend(dst, s, b, dst, w);
   }
-  void minimum(const R& dst, const R& a, const R& b, const R& s) {
-    c_.vminps(s, b, a);
-    cmp(dst, b, b, Unord);
-    blend(dst, s, b, dst);
+  void minimum(const R& dst, const R& a, const R& b, const R& s, Width w = Width::k32) {
+    if (w == Width::k64) c_.vminpd(s, b, a);
+    else c_.vminps(s, b, a);
+    cmp(dst, b, b, Unord, w);
+    blend(dst, s, b, dst, w);
   }
 
  private:

@@ -34,6 +34,10 @@ void load_device_kernels(const Schedule& s, Prepared& p) {
   Stats& stats = Runtime::get().stats();
   for (size_t i = 0; i < loaded.size(); ++i) {
     p.device_kernels[steps[i]] = loaded[i].kernel;
+    // New to this process: its CUDA texts, as a CPU kernel's files are
+    // written when the kernel cache compiles it (Note [Dump files]).
+    if (loaded[i].origin != cuda::KernelOrigin::Memory && Runtime::get().dumper().enabled())
+      Runtime::get().dumper().device_kernel(s.steps[steps[i]]);
     switch (loaded[i].origin) {
       case cuda::KernelOrigin::Memory: stats.cache_hits_memory.fetch_add(1, std::memory_order_relaxed); break;
       case cuda::KernelOrigin::Disk: stats.cache_hits_disk.fetch_add(1, std::memory_order_relaxed); break;

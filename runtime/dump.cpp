@@ -135,14 +135,31 @@ void Dumper::kernel(const Schedule& s, const Step& step, const jit::Lookup& foun
   DumpOptions o = options();
   std::string fused = o.fused ? fused_text(s, step, found, isa) : "";
   std::string assembly = o.assembly ? asm_text(key, found, isa) : "";
-  std::string cuda = o.cuda ? cuda_text_or_why("CUDA source", [&] { return cuda_dump_text(step.spec); }) : "";
-  std::string ptx = o.ptx ? cuda_text_or_why("PTX", [&] { return ptx_dump_text(step.spec, o.ptx_arch); }) : "";
+  CudaTexts cuda = cuda_texts(o, step);
   std::lock_guard<std::mutex> lock(mu_);
   if (!enabled()) return;  // a write failed meanwhile
   if (o.fused && !write(o.dir / (key.hex() + ".fused.txt"), fused)) return;
   if (o.assembly && !write(o.dir / asm_file_name(key, isa), assembly)) return;
-  if (o.cuda && !write(o.dir / (key.hex() + ".cu"), cuda)) return;
-  if (o.ptx) write(o.dir / ptx_file_name(key, o.ptx_arch), ptx);
+  write_cuda_texts(o, key, cuda);
+}
+
+void Dumper::device_kernel(const Step& step) {
+  if (!enabled()) return;
+  DumpOptions o = options();
+  if (!o.cuda && !o.ptx) return;
+  CudaTexts cuda = cuda_texts(o, step);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (enabled()) write_cuda_texts(o, kernel_key(step.spec), cuda);
+}
+
+Dumper::CudaTexts Dumper::cuda_texts(const DumpOptions& o, const Step& step) {
+  return {o.cuda ? cuda_text_or_why("CUDA source", [&] { return cuda_dump_text(step.spec); }) : "",
+          o.ptx ? cuda_text_or_why("PTX", [&] { return ptx_dump_text(step.spec, o.ptx_arch); }) : ""};
+}
+
+void Dumper::write_cuda_texts(const DumpOptions& o, const KernelKey& key, const CudaTexts& texts) {
+  if (o.cuda && !write(o.dir / (key.hex() + ".cu"), texts.source)) return;
+  if (o.ptx) write(o.dir / ptx_file_name(key, o.ptx_arch), texts.ptx);
 }
 
 void Dumper::program(const Graph& graph, const Schedule& s, const memplan::Liveness& l,

@@ -49,7 +49,9 @@ namespace braze {
 // loadable libnvrtc, are errors when the options are read (the first op),
 // naming what is missing.
 // Files are written when the kernel cache compiles a kernel, not on cache
-// hits, so a loop dumps its kernels once; a later run overwrites them.
+// hits, so a loop dumps its kernels once; a later run overwrites them. A
+// program on a CUDA device writes `cuda` and `ptx` when it loads a kernel
+// for the first time in the process (compiled, or from the disk cache).
 // Dumping happens where kernels are compiled, so BRAZE_BACKEND=reference
 // dumps nothing.
 struct DumpOptions {
@@ -90,6 +92,10 @@ class Dumper {
   // just compiled into `found` (and its CUDA texts, when asked). Thread-safe. A failure to write is a warning
   // on stderr and turns dumping off: it must never fail a realize.
   void kernel(const Schedule& s, const Step& step, const jit::Lookup& found, jit::Isa isa);
+  // Writes the CUDA texts (`cuda`, `ptx`) of a kernel step that a CUDA
+  // device program has just loaded for the first time in this process
+  // (compiled, or found in the disk cache). Thread-safe, as kernel().
+  void device_kernel(const Step& step);
   // Writes the files for a program just made from `graph` (the lowered
   // graph) with schedule `s`, liveness `l` and memory plan `p`. Thread-safe;
   // a failed write turns dumping off, as for kernels.
@@ -97,6 +103,12 @@ class Dumper {
 
  private:
   bool write(const std::filesystem::path& path, const std::string& text);  // under mu_
+  // A step's CUDA source and PTX as the options ask (empty when not).
+  struct CudaTexts {
+    std::string source, ptx;
+  };
+  static CudaTexts cuda_texts(const DumpOptions& o, const Step& step);
+  void write_cuda_texts(const DumpOptions& o, const KernelKey& key, const CudaTexts& texts);  // under mu_
 
   std::mutex mu_;  // guards options_ and the files
   DumpOptions options_;

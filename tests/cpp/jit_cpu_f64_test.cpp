@@ -72,10 +72,29 @@ TEST(JitCpuF64, RuntimeInterpretsNoFloat64Kernel) {
   if (rt.backend() == BackendKind::Reference) GTEST_SKIP() << "the reference backend runs no kernels";
   Tensor x = f64s(64, 300, 2), w = f64s(1, 300, 3);
   rt.reset_stats();
-  Tensor chain = sqrt(abs(exp(x * 0.5 - w) + 1.0) / (maximum(x, w) * x + 2.0)) - log(abs(x) + 1.0);
+  Tensor chain = sqrt(abs(exp(x * 0.5 - w) + 1.0) / (maximum(x, w) * x + 2.0)) - log(abs(x) + 1.0) +
+                 sin(x) * cos(w) + power(abs(x), w) + erf(x) - expm1(w) * log1p(abs(x));
   realize({softmax(x), layer_norm(x, reshape(w, {300})), chain});
   EXPECT_EQ(stat("kernels_interpreted"), 0);
   EXPECT_GE(stat("kernels_launched"), 3);
+}
+
+// expm1, log1p, sin, cos, erf and pow of float64 in one kernel per ISA
+// (AVX-512 generated, run where the CPU has it), with specials and sin/cos
+// arguments past the fast reduction (the host call) in the data, at every
+// tail length.
+TEST(JitCpuF64, TranscendentalsInOneKernel) {
+  for (int64_t n : {1, 3, 4, 9, 33}) {
+    SCOPED_TRACE(n);
+    Tensor a = f64s(7, n, 21, true), b = f64s(7, n, 22, true);
+    std::vector<double> big;
+    for (int64_t i = 0; i < 7 * n; ++i) big.push_back(i % 3 == 0 ? 1e300 / (i + 1) : i % 3 == 1 ? -7e9 * i : 0.5 * i);
+    Tensor c = from_vector<double>(big, {7, n}, DType::Float64);
+    Tensor y = sin(a) + cos(b) * erf(a) + power(abs(a), b * 0.25) + expm1(a * 0.5) - log1p(abs(b));
+    Checked k = check_both({y, sin(c) - cos(c), power(a, 3.0) + power(-2.0 + a * 0.0, b)}, 1e-12);
+    expect_all_generated(k);
+    EXPECT_EQ(k.compiled, 6) << "one kernel per root and ISA";
+  }
 }
 
 // A 10-op chain over contiguous, transposed and broadcast float64 inputs
@@ -105,6 +124,18 @@ TEST(JitCpuF64, MixedDtypesInOneKernel) {
   expect_all_generated(check_both({equal(i, d), maximum(i, d), m + m * d}));
   expect_all_generated(check_both({sum(d * i, std::vector<int64_t>{1}), max(d, std::vector<int64_t>{1}),
                                    min(abs(d), std::vector<int64_t>{1}), prod(d / 4.0, std::vector<int64_t>{1})}));
+}
+
+// Math functions of float32 values beside float64 ones: computed in
+// float64 and rounded once to float32 (Note [Wide kernels]), within an ulp
+// of float32 of the reference's float32 functions.
+TEST(JitCpuF64, Float32MathInWideKernels) {
+  Tensor d = f64s(9, 21, 31, true);
+  Tensor f = astype(f64s(9, 21, 32, true), DType::Float32);
+  realize({f});
+  expect_all_generated(check_both({d + exp(f), sin(f) * d - cos(f), d / (tanh(f) + 2.0)}, 2e-6));
+  expect_all_generated(check_both({erf(f) + d, power(abs(f), f) - d, d * sigmoid(f) + log1p(abs(f))}, 2e-6));
+  expect_all_generated(check_both({expm1(f) + d, log(abs(f)) + log2(abs(f)) * d, exp2(f) - d}, 2e-6));
 }
 
 // Reductions down the columns (Note [Column reductions]), and down the
@@ -181,12 +212,23 @@ std::vector<double> sweep() {
   }
   for (int i = 0; i <= 200000; ++i) v.push_back(-760.0 + 1480.0 * i / 200000);
   for (int i = 0; i <= 100000; ++i) v.push_back(0.5 + 1.5 * i / 100000);
+  for (int i = 0; i <= 100000; ++i) v.push_back(-6.5 + 13.0 * i / 100000);  // erf's quarters
   for (int k = 1; k < 50; ++k) v.push_back(1 + std::ldexp(1.0, -k)), v.push_back(1 - std::ldexp(1.0, -k));
   for (double e : std::initializer_list<double>{0.0, INFINITY, NAN, 4.9406564584124654e-324, 1e-320, 2.2250738585072009e-308, 2.2250738585072014e-308,
                    DBL_MAX, 1.0, 709.78271289338397, 709.782712893384, 709.79, 710.0, 745.13321910194111, 745.1332191019412,
                    745.2, 708.39641853226408, 708.4, 1023.0, 1024.0, 1074.0, 1075.0, 1100.0, 1e300, 0.34657359027997264,
-                   0.5, 2.0, 36.0, 37.0})
+                   0.5, 2.0, 36.0, 37.0, 37.5, 40.0, 0x1p-54, 0x1p-53, 1e-10, 0.9999999999, 1.0000000001,
+                   0x1p32, 0x1.0000000000001p32, 0x1p33, 1e15, 1e22, 0x1p1023, 6381956970095103.0 * 0x1p797})
     for (double sign : {1.0, -1.0}) v.push_back(sign * e);
+  // log1p near -1 and expm1 where its halves change; sin and cos near
+  // multiples of pi/2 (the reduction's hardest inputs) out to the fast
+  // domain's end and past it.
+  for (int i = 0; i <= 20000; ++i) v.push_back(-1 + std::ldexp(1.0, -1 - i % 53) * (1 + i / 53));
+  for (double k = 1; k < 0x1p40; k = k * 1.37 + 1) {
+    const double x = static_cast<double>(static_cast<long double>(k) * 1.57079632679489661923132169163975144L);
+    for (double y = std::nextafter(std::nextafter(x, 0.0), 0.0), n = 0; n < 5; ++n, y = std::nextafter(y, INFINITY))
+      v.push_back(y), v.push_back(-y);
+  }
   return v;
 }
 
@@ -204,6 +246,11 @@ TEST(JitCpuF64, VectorMathErrorBounds) {
       {log2, [](long double x) { return log2l(x); }, 2, "log2"},
       {sigmoid, [](long double x) { return 1 / (1 + expl(-x)); }, 2, "sigmoid"},
       {tanh, [](long double x) { return tanhl(x); }, 2, "tanh"},
+      {expm1, [](long double x) { return expm1l(x); }, 1, "expm1"},
+      {log1p, [](long double x) { return log1pl(x); }, 2, "log1p"},
+      {sin, [](long double x) { return sinl(x); }, 1, "sin"},
+      {cos, [](long double x) { return cosl(x); }, 1, "cos"},
+      {erf, [](long double x) { return erfl(x); }, 1, "erf"},
   };
   const std::vector<double> xs = sweep();
   Tensor x = from_vector<double>(xs, {static_cast<int64_t>(xs.size())}, DType::Float64);
@@ -221,9 +268,54 @@ TEST(JitCpuF64, VectorMathErrorBounds) {
     }
 }
 
+// pow over pairs: every special base against every special exponent, and
+// random bases of every magnitude with exponents that make y log|x| sweep
+// [-760, 760] (all of the float64 range, overflow and underflow included),
+// integers with negative bases, and bases next to 1 with huge exponents.
+TEST(JitCpuF64, PowErrorBounds) {
+  std::vector<double> xs, ys;
+  const double kSpecial[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, 10.0,
+                             4.9406564584124654e-324, 2.2250738585072014e-308, DBL_MAX, -DBL_MAX, 1 + 0x1p-52,
+                             1 - 0x1p-53, -1 - 0x1p-52, 0.9999, 1.0001};
+  const double kSpecialY[] = {0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 0.5, -0.5, 1.5, 1 / 3.0, 7.0, -7.0,
+                              1023.0, -1022.0, -1074.0, 1024.0, 0x1p53, 0x1p53 + 2, 0x1p53 - 1, 1e300, -1e300,
+                              INFINITY, -INFINITY, NAN, 0x1p-60, 0x1p62, -0x1p62, 0x1p70};
+  for (double x : kSpecial)
+    for (double y : kSpecialY) xs.push_back(x), ys.push_back(y);
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (int i = 0; i < 400000; ++i) {
+    double x = std::ldexp(1 + unit(rng), static_cast<int>(unit(rng) * 2098) - 1075);
+    if (i % 4 == 0) x = 1 + (unit(rng) - 0.5) * std::ldexp(1.0, -static_cast<int>(unit(rng) * 52));
+    const double w = -760 + 1520 * unit(rng);
+    double y = w / std::log(x);
+    if (i % 3 == 0) y = std::nearbyint(y), x = -x;  // negative bases with integer exponents
+    xs.push_back(x), ys.push_back(y);
+  }
+  const int64_t n = static_cast<int64_t>(xs.size());
+  Tensor x = from_vector<double>(xs, {n}, DType::Float64), y = from_vector<double>(ys, {n}, DType::Float64);
+  for (jit::Isa isa : isas()) {
+    std::vector<double> got = run_single_kernel<double>(power(x, y), isa);
+    ASSERT_EQ(got.size(), xs.size());
+    double worst = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const long double want = powl(xs[i], ys[i]);
+      double e = ulps(got[i], want);
+      if (!std::isnan(want) && !std::isnan(got[i]) && want == 0 && got[i] == 0 && std::signbit(got[i]) != std::signbit(static_cast<double>(want)))
+        e = INFINITY;  // the sign of a zero result
+      if (!(e <= worst)) worst = e, at = i;
+    }
+    std::printf("pow on %s: %.3f ulp at most\n", std::string(jit::name(isa)).c_str(), worst);
+    EXPECT_LE(worst, 1) << "pow on " << jit::name(isa) << ": worst at " << xs[at] << " ** " << ys[at] << " = "
+                        << got[at] << ", want " << static_cast<double>(powl(xs[at], ys[at]));
+  }
+}
+
 // The float64 math keeps the sign of zero and saturates exactly.
 TEST(JitCpuF64, VectorMathEdges) {
   Tensor x = from_vector<double>({-0.0, 0.0, -INFINITY, INFINITY, NAN, -800.0, 800.0, 1.0}, {8}, DType::Float64);
+  Tensor x1 = from_vector<double>({-0.0, 0.0, -INFINITY, INFINITY, NAN, -1.0, -2.0, 1.0}, {8}, DType::Float64);
   for (jit::Isa isa : isas()) {
     std::vector<double> e = run_single_kernel<double>(exp(x), isa), l = run_single_kernel<double>(log(x), isa),
                         s = run_single_kernel<double>(sigmoid(x), isa), t = run_single_kernel<double>(tanh(x), isa);
@@ -249,6 +341,29 @@ TEST(JitCpuF64, VectorMathEdges) {
     EXPECT_EQ(s[3], 1.0);
     EXPECT_EQ(s[0], 0.5);
     EXPECT_TRUE(std::isnan(s[4]));
+    // Odd functions keep -0; saturation and the ends of the domains.
+    for (Tensor (*f)(const Operand&) : {sin, expm1, log1p, erf}) {
+      std::vector<double> y = run_single_kernel<double>(f(x), isa);
+      EXPECT_TRUE(y[0] == 0.0 && std::signbit(y[0]));
+      EXPECT_TRUE(y[1] == 0.0 && !std::signbit(y[1]));
+      EXPECT_TRUE(std::isnan(y[4]));
+    }
+    std::vector<double> m = run_single_kernel<double>(expm1(x), isa), p = run_single_kernel<double>(log1p(x1), isa),
+                        r = run_single_kernel<double>(erf(x), isa), c = run_single_kernel<double>(cos(x), isa),
+                        n = run_single_kernel<double>(sin(x), isa);
+    EXPECT_EQ(m[2], -1.0);
+    EXPECT_EQ(m[3], INFINITY);
+    EXPECT_EQ(m[5], -1.0);
+    EXPECT_EQ(m[6], INFINITY);
+    EXPECT_EQ(p[5], -INFINITY);  // log1p(-1)
+    EXPECT_TRUE(std::isnan(p[6]));  // log1p(-2)
+    EXPECT_TRUE(std::isnan(p[2]));
+    EXPECT_EQ(p[3], INFINITY);
+    EXPECT_EQ(r[2], -1.0);
+    EXPECT_EQ(r[3], 1.0);
+    EXPECT_EQ(r[6], 1.0);
+    EXPECT_EQ(c[0], 1.0);
+    EXPECT_TRUE(std::isnan(c[2]) && std::isnan(c[3]) && std::isnan(n[2]) && std::isnan(n[3]));
   }
 }
 

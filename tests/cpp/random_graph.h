@@ -1,7 +1,7 @@
 // A generator of random graphs of element-wise, view and reduction ops
 // over a few float32 inputs (or, with `float64_too`, float64 ones in a
-// third of the graphs, some mixed with float32): the fuzzers of fusion and
-// of the CPU JIT.
+// third of the graphs, some mixed with float32, and more transcendentals):
+// the fuzzers of fusion and of the CPU JIT.
 // Graphs have 1-30 ops over shapes with odd extents (1, 7, 17, 1023),
 // sometimes zero-size, and inputs sprinkled with NaN, +-Inf and -0.0; some
 // ops take special constants (1, +-0.0, 2, -1, inf, NaN, or an expression
@@ -27,8 +27,10 @@ class RandomGraph {
   // (the CPU JIT's vector exp, sigmoid, ... are a few ulp from the
   // interpreter's) needs it: x / (sigmoid(x) - y) turns a one-ulp
   // difference into a finite number against an infinity.
+  // `float64_too` (the JIT fuzzer) also draws expm1, log1p, sin, cos, erf
+  // and pow of two values; other users keep their streams of graphs.
   explicit RandomGraph(uint32_t seed, bool well_conditioned = false, bool float64_too = false)
-      : rng_(seed), well_conditioned_(well_conditioned) {
+      : rng_(seed), well_conditioned_(well_conditioned), more_math_(float64_too) {
     if (float64_too && coin(1.0 / 3)) dtype_ = DType::Float64;  // NumPy's default
   }
 
@@ -67,10 +69,18 @@ class RandomGraph {
     switch (pick(0, 8)) {
       case 0: {
         static constexpr Op unary[] = {Op::Exp, Op::Neg, Op::Tanh, Op::Abs, Op::Sigmoid, Op::Sqrt, Op::Square};
+        static constexpr Op math[] = {Op::Expm1, Op::Log1p, Op::Sin, Op::Cos, Op::Erf};
+        if (more_math_ && coin(0.5)) return g.apply(math[pick(0, 4)], {a});
         return g.apply(unary[pick(0, 6)], {a});
       }
       case 1:
       case 2: {
+        if (more_math_ && coin(0.15)) {  // |a| ** b, b kept to [-4, 4] so that results stay finite
+          Shape s = broadcast_shapes(g[a].shape(), g[b].shape(), "fuzz");
+          NodeId four = g.broadcast_to(g.constant(dtype_, 4.0), g[b].shape());
+          NodeId y = g.apply(Op::Maximum, {g.apply(Op::Minimum, {b, four}), g.apply(Op::Neg, {four})});
+          return g.apply(Op::Pow, {g.broadcast_to(g.apply(Op::Abs, {a}), s), g.broadcast_to(y, s)});
+        }
         static constexpr Op binary[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Maximum};
         Op op = binary[pick(0, 4)];
         Shape s = broadcast_shapes(g[a].shape(), g[b].shape(), "fuzz");
@@ -165,6 +175,7 @@ class RandomGraph {
 
   std::mt19937 rng_;
   bool well_conditioned_;
+  bool more_math_;
   DType dtype_ = DType::Float32;
   std::vector<NodeId> pool_;
 };

@@ -151,3 +151,35 @@ def test_cuda_dumps_are_golden_and_are_what_braze_kernels_prints(tmp_path):
                                capture_output=True, text=True, timeout=120)
         assert shown.returncode == 0, shown.stderr
         assert text in shown.stdout, name
+
+
+DEVICE_PROGRAM = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import braze as bz
+    rng = np.random.default_rng(0)
+    with bz.device("cuda"):
+        x = bz.tensor(rng.standard_normal((64, 100)).astype(np.float32))
+        y = bz.softmax(x * 2.0, axis=-1)
+        bz.save_graph(y, f"{sys.argv[1]}/softmax.json")
+        y.numpy()
+        bz.softmax(x * 2.0, axis=-1).numpy()  # a replay: nothing new to dump
+""")
+
+
+def test_a_cuda_program_dumps_the_kernels_it_loads(tmp_path):
+    """On a CUDA device (emulated here) the dumped source is the kernel the
+    device program loaded, and what `braze kernels --target cuda` prints."""
+    cuda_dump_words()  # skips where braze has no CUDA backend
+    path = os.pathsep.join(p for p in (BRAZE_PATH, os.environ.get("PYTHONPATH")) if p)
+    env = dict(os.environ, BRAZE_DUMP="cuda", BRAZE_DUMP_DIR=str(tmp_path / "dump"), BRAZE_CUDA="emulate",
+               BRAZE_BACKEND="cpu", PYTHONPATH=path)
+    r = subprocess.run([sys.executable, "-c", DEVICE_PROGRAM, str(tmp_path)], env=env, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    files = sorted((tmp_path / "dump").iterdir())
+    assert [f.suffix for f in files] == [".cu"], files  # softmax is one kernel
+    shown = subprocess.run([braze_cli(), "kernels", "--target", "cuda", str(tmp_path / "softmax.json")],
+                           capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert files[0].read_text() in shown.stdout
