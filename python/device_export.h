@@ -5,6 +5,7 @@
 #pragma once
 
 #include "jit_cuda/executor.h"
+#include "runtime/context.h"
 #include "python/convert.h"
 
 namespace braze::py {
@@ -43,6 +44,9 @@ inline const Array& exportable(const Tensor& t, const char* protocol) {
                                "use .numpy() or .to('cpu')");
     ex->synchronize();
   }
+  // The consumer may write it: nothing braze derives from it is kept
+  // (Note [Storage versions]).
+  Runtime::get().storage_versions().exported(a.data.get());
   return a;
 }
 

@@ -17,23 +17,38 @@ namespace braze {
 // the storage it writes, keyed by its first byte. A storage never written
 // in place is at version 0. Pointer reuse after a free is the caller's to
 // rule out (hold a weak_ptr to the storage): a version says "unchanged
-// since" only for a storage still alive. Writes behind braze's back (C++
-// code writing through Tensor::data()'s pointer) are not seen.
+// since" only for a storage still alive. A storage handed to another
+// library (__dlpack__, __cuda_array_interface__: PyTorch or CuPy may write
+// it) is marked exported and has a new version every time it is asked, so
+// nothing derived from it is ever reused. Writes behind braze's back
+// otherwise (C++ code writing through Tensor::data()'s pointer) are not
+// seen.
 class StorageVersions {
  public:
   uint64_t version(const std::byte* data) {
     std::lock_guard lock(mu_);
     auto it = versions_.find(data);
-    return it == versions_.end() ? 0 : it->second;
+    if (it == versions_.end()) return 0;
+    if (it->second == kExported) return kExported + ++exported_reads_;
+    return it->second;
   }
   void written(const std::byte* data) {
     std::lock_guard lock(mu_);
-    ++versions_[data];
+    uint64_t& v = versions_[data];
+    if (v != kExported) ++v;
+  }
+  void exported(const std::byte* data) {
+    std::lock_guard lock(mu_);
+    versions_[data] = kExported;
   }
 
  private:
+  // Far above any count of writes; exported storages' versions count up
+  // from here.
+  static constexpr uint64_t kExported = uint64_t{1} << 62;
   std::mutex mu_;
   std::unordered_map<const std::byte*, uint64_t> versions_;
+  uint64_t exported_reads_ = 0;
 };
 
 }  // namespace braze

@@ -3,9 +3,10 @@ interpreter otherwise) against NumPy in float64, over shapes, strides,
 transposed operands, batch broadcasting, groups and dilation; and the
 epilogues that fuse into the call (Note [Library epilogues])."""
 
+import ctypes
 import math
-import re
 import os
+import re
 
 import numpy as np
 import pytest
@@ -325,3 +326,15 @@ def test_a_weight_updated_in_place_by_its_own_step_is_packed_again():
         step(tw, tx, out=tw)
         want = want - 0.05 * (x.T @ (x @ want))
     close(tw.numpy(), want, 200)
+
+
+def test_a_weight_written_through_dlpack_is_packed_again():
+    # A storage handed out by __dlpack__ can be written by its consumer
+    # behind braze's back: a kept packed copy of it is never trusted
+    # (Note [Storage versions]).
+    x, w, w2 = rand((200, 24), 70), rand((24, 40), 71), rand((24, 40), 72)
+    tx, tw = bz.tensor(x), bz.tensor(w)
+    close((tx @ tw).numpy(), x.astype(np.float64) @ w, 24)
+    shared = np.from_dlpack(tw)  # read-only in NumPy; PyTorch's would be writable:
+    ctypes.memmove(shared.ctypes.data, np.ascontiguousarray(w2, np.float32).ctypes.data, shared.nbytes)
+    close((tx @ tw).numpy(), x.astype(np.float64) @ w2, 24)
