@@ -83,21 +83,33 @@ def sections(log):
 KERNEL_LINE = re.compile(r"braze: kernel ([0-9a-f]{32})/avx2/v\d+: (.*)")
 
 
-def test_dumped_kernels_are_golden_and_are_what_ran(tmp_path):
-    first = run_program(tmp_path, tmp_path / "first")
-    run_program(tmp_path, tmp_path / "second")
+def run_twice(tmp_path, dump="fused,asm"):
+    """The dump files, checked byte-identical over two runs, and the first
+    run's log by section."""
+    first = run_program(tmp_path, tmp_path / "first", dump)
+    run_program(tmp_path, tmp_path / "second", dump)
     files = {p.name: p.read_bytes() for p in (tmp_path / "first").iterdir()}
     assert files == {p.name: p.read_bytes() for p in (tmp_path / "second").iterdir()}
+    return files, sections(first)
 
-    by_section = sections(first)
+
+def compiled_then_hit(by_section, name):
+    """The key of graph `name`'s one kernel: compiled when first realized,
+    a memory cache hit when realized again."""
+    compiled = [KERNEL_LINE.match(l) for l in by_section[f"realize {name}"]]
+    compiled = [m.group(1) for m in compiled if m and m.group(2).startswith("compiled")]
+    assert len(compiled) == 1, (name, by_section[f"realize {name}"])
+    hits = [KERNEL_LINE.match(l) for l in by_section[f"again {name}"]]
+    assert compiled[0] in {m.group(1) for m in hits if m and m.group(2) == "memory cache hit"}, \
+        by_section[f"again {name}"]
+    return compiled[0]
+
+
+def test_dumped_kernels_are_golden_and_are_what_ran(tmp_path):
+    files, by_section = run_twice(tmp_path)
     for name in ("softmax", "layer_norm", "chain", "colsum"):
-        compiled = [KERNEL_LINE.match(l) for l in by_section[f"realize {name}"]]
-        compiled = [m.group(1) for m in compiled if m and m.group(2).startswith("compiled")]
-        assert len(compiled) == 1, (name, by_section[f"realize {name}"])
-        key = compiled[0]
+        key = compiled_then_hit(by_section, name)
         assert f"{key}.avx2.s" in files and f"{key}.fused.txt" in files, name
-        hits = [KERNEL_LINE.match(l) for l in by_section[f"again {name}"]]
-        assert key in {m.group(1) for m in hits if m and m.group(2) == "memory cache hit"}, by_section[f"again {name}"]
         # The CLI on the saved graph: the same canonical text and machine code.
         shown = subprocess.run([braze_cli(), "kernels", str(tmp_path / f"{name}.json"), "--isa", "avx2"],
                                capture_output=True, text=True, timeout=120)
@@ -119,20 +131,10 @@ def cuda_dump_words():
 
 def test_cuda_dumps_are_golden_and_are_what_braze_kernels_prints(tmp_path):
     words = cuda_dump_words()
-    first = run_program(tmp_path, tmp_path / "first", words)
-    run_program(tmp_path, tmp_path / "second", words)
-    files = {p.name: p.read_bytes() for p in (tmp_path / "first").iterdir()}
-    assert files == {p.name: p.read_bytes() for p in (tmp_path / "second").iterdir()}
+    files, by_section = run_twice(tmp_path, words)
     assert not any(n.endswith((".s", ".fused.txt")) for n in files), "only what was asked for"
-
-    by_section = sections(first)
     for name in ("softmax", "layer_norm", "chain", "colsum"):
-        compiled = [KERNEL_LINE.match(l) for l in by_section[f"realize {name}"]]
-        compiled = [m.group(1) for m in compiled if m and m.group(2).startswith("compiled")]
-        assert len(compiled) == 1, (name, by_section[f"realize {name}"])
-        key = compiled[0]
-        hits = [KERNEL_LINE.match(l) for l in by_section[f"again {name}"]]
-        assert key in {m.group(1) for m in hits if m and m.group(2) == "memory cache hit"}, by_section[f"again {name}"]
+        key = compiled_then_hit(by_section, name)
         source = files[f"{key}.cu"].decode()
         assert source.startswith("// kernel bz_") and 'extern "C" __global__' in source, source[:300]
         graph = str(tmp_path / f"{name}.json")
