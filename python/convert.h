@@ -90,7 +90,7 @@ inline nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>> writable_bytes(const Tensor&
               "; copyto writes host memory only");
   const Array& a = *t.node()->data;
   // copyto writes through the view at once: the storage is new from now on.
-  Runtime::get().storage_versions().written(a.data.get());
+  Runtime::get().storage_versions().written(a.data);
   auto* keep = new std::shared_ptr<std::byte[]>(a.data);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<std::byte[]>*>(p); });
   return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(a.data.get(), {a.bytes()}, owner);

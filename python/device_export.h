@@ -46,7 +46,7 @@ inline const Array& exportable(const Tensor& t, const char* protocol) {
   }
   // The consumer may write it: nothing braze derives from it is kept
   // (Note [Storage versions]).
-  Runtime::get().storage_versions().exported(a.data.get());
+  Runtime::get().storage_versions().exported(a.data);
   return a;
 }
 

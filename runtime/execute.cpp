@@ -213,7 +213,7 @@ class Executor {
     Prepared::KeptPacked& kept = p_.kept[k];
     if (!kept.packed.data) return {ws + packed_in_workspace(r, false), ws, true};
     const Array& source = buffers_[s_.graph.base(s_.graph[group.nodes[0]].inputs[1])];
-    uint64_t version = Runtime::get().storage_versions().version(source.data.get());
+    uint64_t version = Runtime::get().storage_versions().version(source.data);
     bool same = !kept.source.expired() && kept.source_data == source.data.get() &&
                 !kept.source.owner_before(source.data) && !source.data.owner_before(kept.source) &&
                 kept.version == version;

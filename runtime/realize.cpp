@@ -135,7 +135,7 @@ void assign(std::span<const Tensor> out, std::span<const Tensor> values) {
                 " but the value is on ", values[i].device().str(), "; move one with .to()");
     if (values[i].is_realized()) {
       copy_array(target, *values[i].node()->data);
-      Runtime::get().storage_versions().written(target.data.get());  // Note [Storage versions]
+      Runtime::get().storage_versions().written(target.data);  // Note [Storage versions]
       continue;
     }
     todo.push_back(values[i]);
@@ -150,7 +150,7 @@ void assign(std::span<const Tensor> out, std::span<const Tensor> values) {
   struct BumpAfter {
     const std::vector<Array>& targets;
     ~BumpAfter() {
-      for (const Array& t : targets) Runtime::get().storage_versions().written(t.data.get());
+      for (const Array& t : targets) Runtime::get().storage_versions().written(t.data);
     }
   } bump{targets};
   if (!todo.empty()) evaluate(todo, targets);
