@@ -43,61 +43,51 @@ int Context::compute_capability() const {
   return major * 10 + minor;
 }
 
-Module::Module(std::span<const std::byte> cubin, const std::string& what) {
-  BRAZE_CU(cuModuleLoadData, (&mod_, cubin.data()), "loading the cubin of " + what);
-}
+void release_module(CUmodule m) noexcept { driver().cuModuleUnload(m); }
+void release_stream(CUstream s) noexcept { driver().cuStreamDestroy(s); }
+void release_event(CUevent e) noexcept { driver().cuEventDestroy(e); }
+void release_memory(CUdeviceptr p) noexcept { driver().cuMemFree(p); }
 
-Module::~Module() {
-  if (mod_) driver().cuModuleUnload(mod_);
+Module::Module(std::span<const std::byte> cubin, const std::string& what) {
+  BRAZE_CU(cuModuleLoadData, (&handle_, cubin.data()), "loading the cubin of " + what);
 }
 
 CUfunction Module::function(const std::string& name) const {
   CUfunction f = nullptr;
-  BRAZE_CU(cuModuleGetFunction, (&f, mod_, name.c_str()), "finding kernel " + name + " in its module");
+  BRAZE_CU(cuModuleGetFunction, (&f, handle_, name.c_str()), "finding kernel " + name + " in its module");
   return f;
 }
 
-Stream::Stream() { BRAZE_CU(cuStreamCreate, (&stream_, CU_STREAM_NON_BLOCKING), "creating a CUDA stream"); }
+Stream::Stream() { BRAZE_CU(cuStreamCreate, (&handle_, CU_STREAM_NON_BLOCKING), "creating a CUDA stream"); }
 
-Stream::~Stream() {
-  if (stream_) driver().cuStreamDestroy(stream_);
-}
+void Stream::synchronize() const { BRAZE_CU(cuStreamSynchronize, (handle_), "waiting for a CUDA stream"); }
 
-void Stream::synchronize() const { BRAZE_CU(cuStreamSynchronize, (stream_), "waiting for a CUDA stream"); }
+Event::Event() { BRAZE_CU(cuEventCreate, (&handle_, CU_EVENT_DEFAULT), "creating a CUDA event"); }
 
-Event::Event() { BRAZE_CU(cuEventCreate, (&event_, CU_EVENT_DEFAULT), "creating a CUDA event"); }
+void Event::record(const Stream& s) const { BRAZE_CU(cuEventRecord, (handle_, s.get()), "recording a CUDA event"); }
 
-Event::~Event() {
-  if (event_) driver().cuEventDestroy(event_);
-}
-
-void Event::record(const Stream& s) const { BRAZE_CU(cuEventRecord, (event_, s.get()), "recording a CUDA event"); }
-
-void Event::synchronize() const { BRAZE_CU(cuEventSynchronize, (event_), "waiting for a CUDA event"); }
+void Event::synchronize() const { BRAZE_CU(cuEventSynchronize, (handle_), "waiting for a CUDA event"); }
 
 float Event::milliseconds_since(const Event& start) const {
   float ms = 0;
-  BRAZE_CU(cuEventElapsedTime, (&ms, start.event_, event_), "timing between CUDA events");
+  BRAZE_CU(cuEventElapsedTime, (&ms, start.get(), handle_), "timing between CUDA events");
   return ms;
 }
 
 DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
   // cuMemAlloc refuses 0 bytes; an empty tensor still gets a distinct buffer.
-  BRAZE_CU(cuMemAlloc, (&ptr_, bytes == 0 ? 1 : bytes), "allocating " + std::to_string(bytes) + " bytes of device memory");
-}
-
-DeviceBuffer::~DeviceBuffer() {
-  if (ptr_) driver().cuMemFree(ptr_);
+  BRAZE_CU(cuMemAlloc, (&handle_, bytes == 0 ? 1 : bytes),
+           "allocating " + std::to_string(bytes) + " bytes of device memory");
 }
 
 void DeviceBuffer::upload(std::span<const std::byte> host) {
   BRAZE_CHECK(host.size() <= bytes_, "upload of ", host.size(), " bytes into a device buffer of ", bytes_);
-  if (!host.empty()) BRAZE_CU(cuMemcpyHtoD, (ptr_, host.data(), host.size()), "copying to the device");
+  if (!host.empty()) BRAZE_CU(cuMemcpyHtoD, (handle_, host.data(), host.size()), "copying to the device");
 }
 
 void DeviceBuffer::download(std::span<std::byte> host) const {
   BRAZE_CHECK(host.size() <= bytes_, "download of ", host.size(), " bytes from a device buffer of ", bytes_);
-  if (!host.empty()) BRAZE_CU(cuMemcpyDtoH, (host.data(), ptr_, host.size()), "copying from the device");
+  if (!host.empty()) BRAZE_CU(cuMemcpyDtoH, (host.data(), handle_, host.size()), "copying from the device");
 }
 
 }  // namespace braze::cuda

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "jit_cuda/driver_api.h"
 
@@ -43,70 +44,63 @@ class Context {
   CUcontext ctx_ = nullptr;
 };
 
+// The driver's release calls, for Owned; errors ignored (driver_objects.cpp).
+void release_module(CUmodule m) noexcept;
+void release_stream(CUstream s) noexcept;
+void release_event(CUevent e) noexcept;
+void release_memory(CUdeviceptr p) noexcept;
+
+// A driver handle, released by `Release` when its owner goes: movable, not
+// copyable. The owners below set `handle_` in their constructors.
+template <class Handle, void (*Release)(Handle) noexcept>
+class Owned {
+ public:
+  Owned() = default;
+  ~Owned() {
+    if (handle_) Release(handle_);
+  }
+  Owned(Owned&& o) noexcept : handle_(take(o.handle_)) {}
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+
+  Handle get() const { return handle_; }
+
+ protected:
+  Handle handle_{};
+};
+
 // A loaded cubin (no PTX JIT: the image is already machine code).
-class Module {
+class Module : public Owned<CUmodule, release_module> {
  public:
   Module(std::span<const std::byte> cubin, const std::string& what);
-  ~Module();
-  Module(Module&& o) noexcept : mod_(take(o.mod_)) {}
-  Module(const Module&) = delete;
-  Module& operator=(const Module&) = delete;
-
   CUfunction function(const std::string& name) const;
-  CUmodule get() const { return mod_; }
-
- private:
-  CUmodule mod_ = nullptr;
 };
 
-class Stream {
+class Stream : public Owned<CUstream, release_stream> {
  public:
   Stream();
-  ~Stream();
-  Stream(Stream&& o) noexcept : stream_(take(o.stream_)) {}
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-
   void synchronize() const;
-  CUstream get() const { return stream_; }
-
- private:
-  CUstream stream_ = nullptr;
 };
 
-class Event {
+class Event : public Owned<CUevent, release_event> {
  public:
   Event();
-  ~Event();
-  Event(Event&& o) noexcept : event_(take(o.event_)) {}
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-
   void record(const Stream& s) const;
   void synchronize() const;
   float milliseconds_since(const Event& start) const;
-  CUevent get() const { return event_; }
-
- private:
-  CUevent event_ = nullptr;
 };
 
 // Device memory of a fixed size.
-class DeviceBuffer {
+class DeviceBuffer : public Owned<CUdeviceptr, release_memory> {
  public:
   explicit DeviceBuffer(size_t bytes);
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(take(o.ptr_)), bytes_(take(o.bytes_)) {}
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : Owned(std::move(o)), bytes_(take(o.bytes_)) {}
 
   void upload(std::span<const std::byte> host);  // host.size() <= bytes()
   void download(std::span<std::byte> host) const;
-  CUdeviceptr get() const { return ptr_; }
   size_t bytes() const { return bytes_; }
 
  private:
-  CUdeviceptr ptr_ = 0;
   size_t bytes_ = 0;
 };
 
