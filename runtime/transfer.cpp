@@ -76,4 +76,10 @@ Tensor to(const Tensor& t, Device device) {
   return from_array(copy_to(t.data(), device), device);
 }
 
+void synchronize(Device device) {
+  if (device.is_cpu()) return;
+  check_available(device);
+  cuda_executor(device)->synchronize();
+}
+
 }  // namespace braze

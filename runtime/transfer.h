@@ -36,4 +36,9 @@ void copy_array(const Array& dst, const Array& src);
 // itself when it is there already.
 Tensor to(const Tensor& t, Device device);
 
+// Waits until every kernel launched on `device` has finished: a launch
+// returns before its kernel ends (Note [Device executors]), which only a
+// timer notices. Nothing to wait for on the CPU, whose kernels return done.
+void synchronize(Device device);
+
 }  // namespace braze

@@ -147,6 +147,15 @@ def load_graph(path):
     return _core.load_graph(str(path))
 
 
+def synchronize(device=None):
+    """Waits until every kernel launched on ``device`` (default: the current
+    default device, see ``bz.device``) has finished. Realizing on a CUDA
+    device returns once its kernels are launched, before they end; copies
+    to the host (``.numpy()``) wait by themselves, so only timing needs
+    this. On the CPU it returns at once."""
+    _core._synchronize(_core._default_device() if device is None else device)
+
+
 @contextlib.contextmanager
 def device(name):
     """Tensors created inside the block default to ``name`` ("cpu", "cuda")."""
