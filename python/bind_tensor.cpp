@@ -79,6 +79,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
       .def_prop_ro("mT", [](const Tensor& x) { return matrix_transpose(x); })
       .def("_raw_bytes", &raw_bytes)
       .def("_writable_bytes", &writable_bytes)
+      .def("_upload", &upload_bytes)
       .def("_dlpack_view", &dlpack_view)
       .def("_cuda_pointer", &cuda_pointer)
       .def("realize", [](const Tensor& x) { realize({x}); return x; })

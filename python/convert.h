@@ -96,6 +96,17 @@ inline nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>> writable_bytes(const Tensor&
   return nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>>(a.data.get(), {a.bytes()}, owner);
 }
 
+// bz.copyto into a device tensor: `raw` (dst's dtype and shape, C order)
+// goes straight into dst's device storage, with no temporary tensor.
+inline void upload_bytes(const Tensor& t, nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> raw) {
+  BRAZE_CHECK(t.is_realized(), "copyto: dst is lazy; only a realized tensor has storage to write into "
+              "(realize it first, or use bz.jit(out=...) to write a result)");
+  const Array& a = *t.node()->data;
+  BRAZE_CHECK(raw.size() == a.bytes(), "copyto: ", raw.size(), " bytes of data for ", a.bytes());
+  Runtime::get().storage_versions().written(a.data);
+  copy_from_host(a, raw.data(), raw.size());
+}
+
 inline Tensor from_bytes(nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> raw,
                   const std::string& dtype, const Shape& shape, std::optional<std::string> device) {
   Array a = allocate_array(parse_dtype(dtype), shape);

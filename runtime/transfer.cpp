@@ -69,6 +69,13 @@ void copy_array(const Array& dst, const Array& src) {
   }
 }
 
+void copy_from_host(const Array& dst, const void* host, size_t bytes) {
+  BRAZE_ASSERT(dst.bytes() == bytes, "copy of ", bytes, " bytes into ", dst.bytes());
+  if (bytes == 0) return;
+  if (dst.device.is_cpu()) std::memmove(dst.data.get(), host, bytes);
+  else owner(dst).copy_to_device(dst.data.get(), host, bytes);
+}
+
 Tensor to(const Tensor& t, Device device) {
   BRAZE_CHECK(t.defined(), "to: an empty Tensor handle");
   if (t.device() == device) return t;

@@ -31,6 +31,9 @@ Array to_host(const Array& a);
 Array copy_to(const Array& a, Device device);
 // dst's bytes := src's (same dtype and shape), whichever devices they are on.
 void copy_array(const Array& dst, const Array& src);
+// dst's bytes := `bytes` bytes of host memory at `host` (dst.bytes() of them),
+// wherever dst is: how bz.copyto refreshes a device tensor without a temporary.
+void copy_from_host(const Array& dst, const void* host, size_t bytes);
 
 // `t` on `device`: realizes it where it is and copies the result; `t`
 // itself when it is there already.

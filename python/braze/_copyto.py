@@ -16,8 +16,8 @@ def copyto(dst, src):
     array (any strides) or a braze tensor, lazy or realized, of ``dst``'s
     dtype and of its shape or one that broadcasts to it; a Python number
     or list is converted to ``dst``'s dtype. On a device other than the
-    CPU the values go through a temporary tensor on that device (one
-    allocation). Everything that reads ``dst``
+    CPU a NumPy source goes to the device in one transfer, still with no
+    braze allocation. Everything that reads ``dst``
     from now on sees the new values, as in NumPy: arrays returned earlier
     by ``dst.numpy()`` and lazy tensors recorded on it.
     """
@@ -33,11 +33,11 @@ def copyto(dst, src):
     arr = np.asarray(src) if is_array else np.asarray(src, dtype=dst.dtype)
     _check(dst, arr.dtype, arr.shape)
     if dst.device != "cpu":
-        # Device memory has no host view: the values go through a tensor
-        # on dst's device (one transfer and, for now, one allocation).
-        from . import asarray
-        full = np.broadcast_to(arr, dst.shape)
-        _core.assign([dst], [asarray(np.ascontiguousarray(full), device=dst.device)])
+        # Device memory has no host view: the values, in dst's layout on the
+        # host (NumPy makes that copy only when arr is not already it), go
+        # to the device in one transfer into dst's own storage.
+        full = np.ascontiguousarray(np.broadcast_to(arr, dst.shape))
+        dst._upload(full.reshape(-1).view(np.uint8))
         return
     # A view of dst's own bytes; NumPy copies contiguous data with memcpy
     # and strided or broadcast data element by element, without a temporary.

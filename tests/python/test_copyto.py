@@ -144,13 +144,27 @@ def test_a_model_loop_with_copyto_and_out_allocates_nothing_per_iteration():
 
 def test_copyto_into_a_device_tensor(monkeypatch):
     # Host emulation of the CUDA device (tests/python/test_cuda.py): no host
-    # view of device memory, so the values go through a device tensor.
+    # view of device memory, so the values go in one transfer into the
+    # tensor's own device storage, allocating nothing.
     monkeypatch.setenv("BRAZE_CUDA", "emulate")
     x = bz.tensor(np.zeros((3, 4), np.float32), device="cuda")
     a = rand(3, 4)
+    bz.reset_stats()
     bz.copyto(x, a)
+    assert bz.stats()["allocations"] == 0, bz.stats()
     np.testing.assert_array_equal(x.to("cpu").numpy(), a)
     bz.copyto(x, a[0])  # broadcast
     np.testing.assert_array_equal(x.to("cpu").numpy(), np.broadcast_to(a[0], (3, 4)))
+    b = rand(4, 3)
+    bz.copyto(x, b.T)  # strided
+    np.testing.assert_array_equal(x.to("cpu").numpy(), b.T)
+    h = bz.tensor(np.zeros(5, bz.bfloat16), device="cuda")
+    bz.copyto(h, np.arange(5).astype(bz.bfloat16))
+    np.testing.assert_array_equal(h.numpy().astype(np.float32), np.arange(5, dtype=np.float32))
+    y = x * 2.0  # a program reading x sees the new values
+    bz.copyto(x, a)
+    np.testing.assert_array_equal(y.numpy(), a * 2)
+    with pytest.raises(ValueError, match="copyto: dst is lazy"):
+        bz.copyto(x + 1.0, a)
     with pytest.raises(ValueError, match="copyto: src is float64"):
         bz.copyto(x, np.zeros((3, 4)))
