@@ -71,7 +71,11 @@ CudaLayout make_layout(const KernelSpec& spec);
 //   - Broadcast: stride 0 along the axis: one scalar load per thread;
 //   - Gather: anything else (transposed, sliced with a step, a misaligned
 //     offset): `width` scalar loads.
-// Reductions keep one element per step (their rows are not vectorised).
+// A row reduction (BlockPerRow, one reduced axis, the innermost) reads its
+// rows the same way when the row length divides by `width` and every input
+// it reads per element is Vector or Broadcast (a row is not gathered);
+// values per row (Reduced space) stay scalar. Column reductions do not
+// vectorise: their threads already read neighbouring columns.
 enum class Access { Vector, Broadcast, Gather };
 inline constexpr int kVectorBytes = 16;
 

@@ -25,7 +25,8 @@ Renderer::Renderer(const KernelSpec& spec) : spec_(spec), l_(make_layout(spec)) 
     vec_ = plan_vectors(spec_, l_);
     launch_ = {KernelShape::Elements, 256, vec_.width > 1 ? vec_.vectors : l_.numel()};
   } else if (l_.reduced.back()) {
-    launch_ = {KernelShape::BlockPerRow, row_threads(l_.row_length()), l_.rows()};
+    vec_ = plan_vectors(spec_, l_);
+    launch_ = {KernelShape::BlockPerRow, row_threads(l_.row_length() / vec_.width), l_.rows()};
   } else if (l_.rows() < kSplitColumnsBelow && l_.row_length() >= kMinSplitLength) {
     split_columns_ = 1;
     while (split_columns_ < 32 && split_columns_ < l_.rows()) split_columns_ *= 2;
@@ -213,8 +214,8 @@ std::string Renderer::value_expr(const KernelOp& op, const std::string& r) const
   return "bz::cv<" + r + ">(" + call + "))";
 }
 
-// The per-element values that `targets` need, in body order.
-void Renderer::emit_closure(const std::vector<int32_t>& targets, const std::string& ind) {
+// The per-element values that `targets` need.
+std::vector<bool> Renderer::closure(const std::vector<int32_t>& targets) const {
   std::vector<bool> need(spec_.body.size(), false);
   std::vector<int32_t> stack = targets;
   while (!stack.empty()) {
@@ -224,6 +225,12 @@ void Renderer::emit_closure(const std::vector<int32_t>& targets, const std::stri
     need[i] = true;
     for (int32_t a : spec_.body[i].args) stack.push_back(a);
   }
+  return need;
+}
+
+// Those values, in body order.
+void Renderer::emit_closure(const std::vector<int32_t>& targets, const std::string& ind) {
+  std::vector<bool> need = closure(targets);
   for (size_t i = 0; i < need.size(); ++i)
     if (need[i]) emit_value(static_cast<int32_t>(i), ind);
 }

@@ -38,19 +38,7 @@ void Renderer::vector_elements() {
   out_ << "  for (U q = blockIdx.x * (U)blockDim.x + threadIdx.x; q < kVectors; q += (U)gridDim.x * blockDim.x) {\n";
   out_ << "    const U i = q * " << w << ";\n";
   decompose("i", axes(false), "    ");
-  for (size_t k = 0; k < spec_.inputs.size(); ++k) {
-    const KernelInput& in = spec_.inputs[k];
-    if (in.kind != KernelInput::Kind::Buffer) continue;
-    std::string n = std::to_string(k);
-    if (vec_.inputs[k] == Access::Vector) {
-      std::string vt = std::string("bz::Vec<") + storage_type(in.dtype) + ", " + w + ">";
-      out_ << "    const " << vt << " r" << n << " = bz::load_vec<" << storage_type(in.dtype) << ", " << w << ">(in" << n
-           << " + (" << offset(k) << "));\n";
-    } else if (vec_.inputs[k] == Access::Broadcast) {
-      out_ << "    const " << register_type(in.dtype) << " b" << n << " = " << load_expr(in.dtype, "in" + n, offset(k))
-           << ";\n";
-    }
-  }
+  emit_vector_loads(std::vector<bool>(spec_.body.size(), true), "    ");
   for (size_t k = 0; k < spec_.outputs.size(); ++k)
     out_ << "    bz::Vec<" << storage_type(spec_.outputs[k].dtype) << ", " << w << "> o" << k << ";\n";
   out_ << "#pragma unroll\n    for (int e = 0; e < " << w << "; ++e) {\n";
@@ -63,6 +51,30 @@ void Renderer::vector_elements() {
   out_ << "    }\n";
   for (size_t k = 0; k < spec_.outputs.size(); ++k) out_ << "    bz::store_vec(out" << k << " + i, o" << k << ");\n";
   out_ << "  }\n";
+}
+
+// Before a lane loop: the Vector inputs among the values `need`s, loaded
+// whole, and the Broadcast ones, loaded once.
+void Renderer::emit_vector_loads(const std::vector<bool>& need, const std::string& ind) {
+  const std::string w = std::to_string(vec_.width);
+  std::vector<bool> loaded(spec_.inputs.size(), false);
+  for (size_t i = 0; i < need.size(); ++i) {
+    const KernelOp& op = spec_.body[i];
+    if (!need[i] || op.op != Op::Input || loaded[op.input]) continue;
+    const size_t k = static_cast<size_t>(op.input);
+    const KernelInput& in = spec_.inputs[k];
+    if (in.kind != KernelInput::Kind::Buffer) continue;
+    loaded[k] = true;
+    std::string n = std::to_string(k);
+    if (vec_.inputs[k] == Access::Vector) {
+      std::string vt = std::string("bz::Vec<") + storage_type(in.dtype) + ", " + w + ">";
+      out_ << ind << "const " << vt << " r" << n << " = bz::load_vec<" << storage_type(in.dtype) << ", " << w << ">(in"
+           << n << " + (" << offset(k) << "));\n";
+    } else if (vec_.inputs[k] == Access::Broadcast) {
+      out_ << ind << "const " << register_type(in.dtype) << " b" << n << " = " << load_expr(in.dtype, "in" + n, offset(k))
+           << ";\n";
+    }
+  }
 }
 
 }  // namespace braze::cuda

@@ -46,12 +46,14 @@ class Renderer {
   std::string dense_index() const;
   void emit_value(int32_t i, const std::string& ind);
   std::string value_expr(const KernelOp& op, const std::string& r) const;
+  std::vector<bool> closure(const std::vector<int32_t>& targets) const;
   void emit_closure(const std::vector<int32_t>& targets, const std::string& ind);
 
   // cuda_source_elements.cpp
   void elements();
   void scalar_elements(const std::string& first);
   void vector_elements();
+  void emit_vector_loads(const std::vector<bool>& need, const std::string& ind);
   // cuda_source_rows.cpp
   void rows();
   void reduction_pass(int32_t i, const std::string& loop);

@@ -58,9 +58,11 @@ void Renderer::rows() {
   }
   out_ << "  constexpr U kRows = " << l_.rows() << ", kL = " << l_.row_length() << ";\n";
   std::string loop;
+  const std::string w = std::to_string(vec_.width);
   if (block) {
     out_ << "  for (U row = blockIdx.x; row < kRows; row += gridDim.x) {\n";
-    loop = "    for (U j = threadIdx.x; j < kL; j += blockDim.x) {\n";
+    loop = vec_.width > 1 ? "    for (U j = threadIdx.x * " + w + "; j < kL; j += blockDim.x * " + w + ") {\n"
+                          : "    for (U j = threadIdx.x; j < kL; j += blockDim.x) {\n";
   } else if (split) {
     out_ << "  constexpr unsigned kC = " << split_columns_ << ";\n";
     out_ << "  const unsigned tx = threadIdx.x % kC, ty = threadIdx.x / kC, kS = blockDim.x / kC;\n";
@@ -86,11 +88,30 @@ void Renderer::rows() {
   if (!full.empty()) {
     out_ << (split ? "    if (live)\n" : "") << loop;
     decompose("j", axes(true), "      ");
-    emit_closure(full, "      ");
-    for (size_t k = 0; k < spec_.outputs.size(); ++k)
-      if (spec_.outputs[k].space == Space::Full)
-        out_ << "      out" << k << "[" << dense_index() << "] = "
-             << store_expr(spec_.outputs[k].dtype, value_name(spec_.outputs[k].value)) << ";\n";
+    if (vec_.width == 1) {
+      emit_closure(full, "      ");
+      for (size_t k = 0; k < spec_.outputs.size(); ++k)
+        if (spec_.outputs[k].space == Space::Full)
+          out_ << "      out" << k << "[" << dense_index() << "] = "
+               << store_expr(spec_.outputs[k].dtype, value_name(spec_.outputs[k].value)) << ";\n";
+    } else {  // as the element-wise vector loop (cuda_source_elements.cpp)
+      emit_vector_loads(closure(full), "      ");
+      for (size_t k = 0; k < spec_.outputs.size(); ++k)
+        if (spec_.outputs[k].space == Space::Full)
+          out_ << "      bz::Vec<" << storage_type(spec_.outputs[k].dtype) << ", " << w << "> o" << k << ";\n";
+      out_ << "#pragma unroll\n      for (int e = 0; e < " << w << "; ++e) {\n";
+      lane_ = "e";
+      emit_closure(full, "        ");
+      lane_.clear();
+      for (size_t k = 0; k < spec_.outputs.size(); ++k)
+        if (spec_.outputs[k].space == Space::Full)
+          out_ << "        o" << k << ".v[e] = " << store_expr(spec_.outputs[k].dtype, value_name(spec_.outputs[k].value))
+               << ";\n";
+      out_ << "      }\n";
+      for (size_t k = 0; k < spec_.outputs.size(); ++k)
+        if (spec_.outputs[k].space == Space::Full)
+          out_ << "      bz::store_vec(out" << k << " + (" << dense_index() << "), o" << k << ");\n";
+    }
     out_ << "    }\n";
   }
   for (size_t k = 0; k < spec_.outputs.size(); ++k) {
@@ -110,10 +131,20 @@ void Renderer::reduction_pass(int32_t i, const std::string& loop) {
   std::string acc = "acc" + std::to_string(i), sh = "sh" + std::to_string(i);
   out_ << "    " << red.acc << " " << acc << " = " << red.identity << ";\n" << loop;
   decompose("j", axes(true), "      ");
-  emit_closure({op.args[0]}, "      ");
   std::string x = "bz::cv<" + std::string(accumulator_type(spec_.body[op.args[0]].dtype)) + ">(" + value_name(op.args[0]) + ")";
-  if (red.arg) x = red.acc + "{" + x + ", (long long)j}";
-  out_ << "      " << acc << " = " << red.op << "(" << acc << ", " << x << ");\n    }\n";
+  if (vec_.width == 1) {
+    emit_closure({op.args[0]}, "      ");
+    if (red.arg) x = red.acc + "{" + x + ", (long long)j}";
+    out_ << "      " << acc << " = " << red.op << "(" << acc << ", " << x << ");\n    }\n";
+  } else {  // as the element-wise vector loop; an argmax position is j + lane
+    emit_vector_loads(closure({op.args[0]}), "      ");
+    out_ << "#pragma unroll\n      for (int e = 0; e < " << vec_.width << "; ++e) {\n";
+    lane_ = "e";
+    emit_closure({op.args[0]}, "        ");
+    lane_.clear();
+    if (red.arg) x = red.acc + "{" + x + ", (long long)(j + e)}";
+    out_ << "        " << acc << " = " << red.op << "(" << acc << ", " << x << ");\n      }\n    }\n";
+  }
   if (launch_.shape == KernelShape::BlockPerRow)
     out_ << "    " << acc << " = bz::block_reduce(" << acc << ", " << red.op << ", " << red.identity << ", " << sh << ");\n";
   else if (launch_.shape == KernelShape::SplitColumns)

@@ -155,8 +155,7 @@ std::vector<VectorCase> vector_cases() {
   };
 }
 
-TEST(JitCudaVectors, ElementwiseKernelsMove16BytesWhereTheLayoutAllows) {
-  std::vector<VectorCase> cases = vector_cases();
+void check_vector_cases(const std::vector<VectorCase>& cases) {
   std::vector<KernelSpec> specs;
   std::vector<CudaKernelSource> kernels;
   for (const VectorCase& c : cases) {
@@ -173,6 +172,24 @@ TEST(JitCudaVectors, ElementwiseKernelsMove16BytesWhereTheLayoutAllows) {
     SCOPED_TRACE(cases[i].what);
     testing::check_emulated(specs[i], kernels[i], so, static_cast<uint32_t>(i));
   }
+}
+
+TEST(JitCudaVectors, ElementwiseKernelsMove16BytesWhereTheLayoutAllows) { check_vector_cases(vector_cases()); }
+
+TEST(JitCudaVectors, RowReductionsReadWholeVectorsWhereTheRowsAllow) {
+  Tensor x = random_tensor({8, 300}, 11), w = random_tensor({256}, 12);
+  Tensor h = stored_as(random_tensor({8, 256}, 13), DType::Float16);
+  check_vector_cases({
+      {"softmax, float32 rows of 300", {softmax(x)}, 4,
+       {"for (U j = threadIdx.x * 4; j < kL; j += blockDim.x * 4)", "bz::load_vec<float, 4>(in0",
+        "bz::store_vec(out0 + (x0 * 300 + x1), o0)"}, {}},
+      {"layer_norm, float16 with a float32 weight", {layer_norm(h, w, w)}, 4,
+       {"bz::load_vec<bz::f16_bits, 4>(in0", "bz::load_vec<float, 4>(in"}, {}},
+      {"argmax along rows: positions j + e", {argmax(x, 1)}, 4, {"(long long)(j + e)"}, {}},
+      {"rows at an odd offset are not gathered", {softmax(columns_from(random_tensor({8, 301}, 14), 1))}, 1, {},
+       {"load_vec"}},
+      {"rows of 30 do not divide by 4", {logsumexp(random_tensor({8, 30}, 15), Axes{{-1}})}, 1, {}, {"load_vec"}},
+  });
 }
 
 // Column reductions of [rows, columns] over the rows: split across a
