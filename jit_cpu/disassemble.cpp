@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include "jit_cpu/host_call.h"
 
 #if BRAZE_HAVE_CAPSTONE
 #include <capstone/capstone.h>
@@ -19,6 +22,18 @@ std::string offset_prefix(size_t offset) {
 }
 
 #if BRAZE_HAVE_CAPSTONE
+// "rax, 0x7f3a..." loading a host function's address (Note [Host calls])
+// becomes "rax, host_sin_f64": the address differs from run to run, the
+// name does not.
+std::string name_host_address(const char* mnemonic, std::string operands) {
+  if (std::strcmp(mnemonic, "movabs") != 0) return operands;
+  size_t comma = operands.rfind(", 0x");
+  if (comma == std::string::npos) return operands;
+  uint64_t address = std::strtoull(operands.c_str() + comma + 2, nullptr, 16);
+  if (const char* name = host_function_name(address)) operands.replace(comma + 2, std::string::npos, name);
+  return operands;
+}
+
 // Owns a capstone handle and its one instruction buffer.
 struct Capstone {
   csh handle = 0;
@@ -53,7 +68,7 @@ std::string disassemble(const uint8_t* code, size_t size) {
     if (cs_disasm_iter(cs.handle, &at, &left, &address, cs.insn)) {
       out += offset_prefix(cs.insn->address);
       out += cs.insn->mnemonic;
-      if (cs.insn->op_str[0] != '\0') out += std::string(" ") + cs.insn->op_str;
+      if (cs.insn->op_str[0] != '\0') out += " " + name_host_address(cs.insn->mnemonic, cs.insn->op_str);
       out += "\n";
       continue;
     }

@@ -21,11 +21,19 @@ namespace braze::jit {
 // are passed as their spill slots, and dst is reloaded from its slot. The
 // kernel's frame keeps rsp 16-byte aligned and uses nothing below rsp, so
 // the call may push. The function's address is baked into the code (kernels
-// live in this process only).
+// live in this process only); it changes from run to run, so call_host
+// records the function's name and the disassembler prints that name in
+// place of the address, keeping BRAZE_DUMP=asm byte-identical across runs.
 using LaneFn = void (*)(double* dst, const double* x, int64_t lanes);
 
+// Remembers `name` for `fn`'s address (thread-safe, idempotent).
+void name_host_function(LaneFn fn, const char* name);
+// The name recorded for a code address, or null when it is no host function.
+const char* host_function_name(uint64_t address);
+
 template <class R>
-void call_host(Xbyak::CodeGenerator& c, LaneFn fn, const R& dst, const R& x, int lanes) {
+void call_host(Xbyak::CodeGenerator& c, LaneFn fn, const char* name, const R& dst, const R& x, int lanes) {
+  name_host_function(fn, name);
   constexpr bool kZmm = std::is_same_v<R, Xbyak::Zmm>;
   constexpr int kRegs = kZmm ? 32 : 16, kBytes = kZmm ? 64 : 32;
   static const Xbyak::Reg64 kCallerSaved[] = {c.rax, c.rcx, c.rdx, c.rsi, c.rdi, c.r8, c.r9, c.r10, c.r11};

@@ -52,7 +52,8 @@ class SinCosF64 {
     Xbyak::Label done;
     c_.vandpd(s[0], x, k_.bits64(0x7fffffffffffffffull));
     ops_.jump_if_none(s[1], s[0], k_.f64(kFastDomain), Ops::Gt, done, /*f64=*/true);  // NaN: not greater
-    call_host(c_, cos ? &host_cos : &host_sin, dst, x, std::is_same_v<R, Xbyak::Zmm> ? 8 : 4);
+    call_host(c_, cos ? &host_cos : &host_sin, cos ? "host_cos_f64" : "host_sin_f64", dst, x,
+              std::is_same_v<R, Xbyak::Zmm> ? 8 : 4);
     c_.L(done);
   }
 

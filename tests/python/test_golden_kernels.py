@@ -31,12 +31,14 @@ PROGRAM = textwrap.dedent("""
     x = bz.tensor(rng.standard_normal((5, 40), dtype=np.float32))
     t = bz.tensor(rng.standard_normal((40, 5), dtype=np.float32))
     b = bz.tensor(rng.standard_normal(40, dtype=np.float32))
+    w = bz.tensor(rng.standard_normal((4, 9)) * 1e10)  # float64 sin past 2^32: a host call
     u = bz.tensor(rng.standard_normal(3, dtype=np.float32))  # nothing to fuse with
     graphs = {
         "softmax": lambda: bz.softmax(x, axis=-1),
         "layer_norm": lambda: bz.layer_norm(x, b, b, 1e-5),
         "chain": lambda: bz.maximum(t.T * 2.0 + b, 0.0) - x,
         "colsum": lambda: (x * x).sum(axis=0),
+        "sin64": lambda: bz.sin(w) * 2.0,
     }
     for name, make in graphs.items():
         y = make()
@@ -107,7 +109,10 @@ def compiled_then_hit(by_section, name):
 
 def test_dumped_kernels_are_golden_and_are_what_ran(tmp_path):
     files, by_section = run_twice(tmp_path)
-    for name in ("softmax", "layer_norm", "chain", "colsum"):
+    # The float64 sine calls the C library for lanes past 2^32 (Note [Host
+    # calls]): the dump names the function, not its per-run address.
+    assert "movabs rax, host_sin_f64" in files[f"{compiled_then_hit(by_section, 'sin64')}.avx2.s"].decode()
+    for name in ("softmax", "layer_norm", "chain", "colsum", "sin64"):
         key = compiled_then_hit(by_section, name)
         assert f"{key}.avx2.s" in files and f"{key}.fused.txt" in files, name
         # The CLI on the saved graph: the same canonical text and machine code.
