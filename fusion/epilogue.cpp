@@ -145,6 +145,28 @@ std::optional<Found> match_activation(const Graph& g, NodeId t, const std::vecto
 
 }  // namespace
 
+Readers readers_of(const Graph& g) {
+  Readers r{std::vector<std::vector<NodeId>>(g.size()), std::vector<bool>(g.size())};
+  for (NodeId id = 0; id < g.size(); ++id) {
+    if (info(g[id].op).kind == FusionKind::Leaf || is_movement(g[id].op)) continue;
+    for (NodeId i : g[id].inputs) {
+      std::vector<NodeId>& u = r.users[g.base(i)];
+      if (u.empty() || u.back() != id) u.push_back(id);
+    }
+  }
+  for (NodeId o : g.outputs) r.is_output[o] = true;
+  return r;
+}
+
+std::vector<bool> epilogue_members(const Graph& g) {
+  Readers r = readers_of(g);
+  std::vector<bool> member(g.size());
+  for (NodeId id = 0; id < g.size(); ++id)
+    if (info(g[id].op).kind == FusionKind::Opaque)
+      for (NodeId e : match_epilogue(g, id, r.users, r.is_output).nodes) member[e] = true;
+  return member;
+}
+
 EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<std::vector<NodeId>>& users,
                              const std::vector<bool>& is_output) {
   EpilogueMatch m;

@@ -62,10 +62,20 @@ struct EpilogueMatch {
   std::vector<std::pair<NodeId, std::string>> stopped;
 };
 
-// `users[b]`: the computed nodes reading node b (directly or through a
-// view), each once; `is_output[b]`: b is a graph output.
+// Who reads each node of a graph, as match_epilogue needs it.
+struct Readers {
+  std::vector<std::vector<NodeId>> users;  // per node: the computed nodes reading it (directly or through a view), once each
+  std::vector<bool> is_output;             // per node: a graph output
+};
+Readers readers_of(const Graph& g);
+
 EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<std::vector<NodeId>>& users,
                              const std::vector<bool>& is_output);
+
+// Per node of `g`: whether it is a post-op node of some library call's
+// epilogue. push_views leaves views above these (Note [Views sink to the
+// leaves]), so that heads(x @ w + b) keeps its bias add on the matmul.
+std::vector<bool> epilogue_members(const Graph& g);
 
 // A post-op in words for explain(): "add Input#3 [1, 64]", "gelu".
 std::string describe(const Graph& g, const PostOp& p);

@@ -75,15 +75,10 @@ std::string describe(const Shape& d, const std::vector<int64_t>& axes) {
 class Partitioner {
  public:
   explicit Partitioner(const Graph& g)
-      : g_(g), group_of_(g.size(), -1), space_(g.size(), Space::Full), users_(g.size()), is_output_(g.size()) {
-    for (NodeId id = 0; id < g.size(); ++id) {
-      if (info(g[id].op).kind == FusionKind::Leaf || is_movement(g[id].op)) continue;
-      for (NodeId i : g[id].inputs) {
-        std::vector<NodeId>& u = users_[g.base(i)];
-        if (u.empty() || u.back() != id) u.push_back(id);
-      }
-    }
-    for (NodeId o : g.outputs) is_output_[o] = true;
+      : g_(g), group_of_(g.size(), -1), space_(g.size(), Space::Full) {
+    Readers r = readers_of(g);
+    users_ = std::move(r.users);
+    is_output_ = std::move(r.is_output);
   }
 
   Partition run() {

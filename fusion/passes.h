@@ -18,10 +18,15 @@ namespace braze {
 // share one index space and every input is read through its own baked
 // strides, so a transposed, sliced or broadcast input costs no copy. An
 // element-wise node seen through two different views is computed twice,
-// once per view: cheaper than writing it out and reading it back. One
-// exception: a broadcast of a value computed from a reduction (a row
-// statistic such as rsqrt(var + eps)) stays where it is, so the statistic is
-// computed once per row; the partition reads it back over the row.
+// once per view: cheaper than writing it out and reading it back. Two
+// exceptions, where the views stay where they are:
+//   - a broadcast of a value computed from a reduction (a row statistic
+//     such as rsqrt(var + eps)), so the statistic is computed once per row;
+//     the partition reads it back over the row;
+//   - a view of a library call's post-op (Note [Library epilogues]): in
+//     heads(x @ w + b) the bias add stays in the matmul's layout, where the
+//     library applies it as it writes, instead of becoming a kernel that
+//     reads the matmul through the heads view.
 Graph push_views(const Graph& g);
 
 // Note [Constant folding] (fusion/fold_constants.cpp): an element-wise op

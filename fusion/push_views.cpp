@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <map>
 
+#include "fusion/epilogue.h"
 #include "fusion/passes.h"
 #include "graph/check.h"
 
@@ -17,7 +18,7 @@ struct Move {
 
 class ViewPusher {
  public:
-  explicit ViewPusher(const Graph& g) : g_(g) {
+  explicit ViewPusher(const Graph& g) : g_(g), epilogue_(epilogue_members(g)) {
     for (NodeId id : g.inputs()) ids_[{id, {}}] = out_.input(g[id].dtype, g[id].shape());
   }
 
@@ -43,7 +44,7 @@ class ViewPusher {
       inner.insert(inner.end(), moves.begin(), moves.end());
       return rebuild(n.inputs[0], inner);
     }
-    if (!moves.empty() && is_elementwise(n.op) && n.op != Op::Copy && pushable(n, moves) &&
+    if (!moves.empty() && is_elementwise(n.op) && n.op != Op::Copy && !epilogue_[id] && pushable(n, moves) &&
         !(broadcasts(moves) && is_row_statistic(id))) {
       std::vector<NodeId> in;
       for (NodeId i : n.inputs) in.push_back(rebuild(i, moves));
@@ -96,6 +97,7 @@ class ViewPusher {
   }
 
   const Graph& g_;
+  std::vector<bool> epilogue_;  // post-op nodes of library calls: views stay above them
   Graph out_;
   std::map<std::pair<NodeId, std::vector<Move>>, NodeId> ids_;
   std::map<NodeId, bool> row_statistic_;

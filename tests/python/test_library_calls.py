@@ -193,6 +193,58 @@ def test_relu_of_affine_is_one_call_with_no_elementwise_kernel():
     close(got, np.maximum(x.astype(np.float64) @ w + b, 0), 32)
 
 
+def heads(t, h):  # [B, T, D] -> [B, H, T, D / H], a view
+    b, n, d = t.shape
+    return bz.permute_dims(t.reshape((b, n, h, d // h)), (0, 2, 1, 3))
+
+
+def np_heads(t, h):
+    b, n, d = t.shape
+    return t.reshape(b, n, h, d // h).transpose(0, 2, 1, 3)
+
+
+def test_bias_before_a_head_reshape_stays_on_the_matmul():
+    # The views of heads() stay above the bias add (Note [Views sink to the
+    # leaves]), so each projection is one call with its bias as a post-op and
+    # the scores read both through the heads view: three calls, no kernel.
+    x, wq, wk, bq, bk = rand((2, 16, 32), 40), rand((32, 32), 41), rand((32, 32), 42), rand((32,), 43), rand((32,), 44)
+    X = bz.tensor(x)
+    q, k = heads(X @ bz.tensor(wq) + bz.tensor(bq), 4), heads(X @ bz.tensor(wk) + bz.tensor(bk), 4)
+    scores = q @ k.mT
+    text, steps = library_steps(scores)
+    assert text.startswith("3 step(s): 0 fused kernel(s), 3 library call(s)"), text
+    assert text.count("post-op add") == 2, text
+    x64 = x.astype(np.float64)
+    want = np_heads(x64 @ wq + bq, 4) @ np_heads(x64 @ wk + bk, 4).transpose(0, 1, 3, 2)
+    close(scores.numpy(), want, 32)
+
+
+def test_element_wise_after_a_head_reshape_reads_the_epilogue_through_the_view():
+    # gelu and the bias join the call; the scale after the view is a kernel
+    # reading the call's result through the heads view, as before.
+    x, w, b = rand((2, 8, 16), 45), rand((16, 16), 46), rand((16,), 47)
+    y = heads(bz.gelu(bz.tensor(x) @ bz.tensor(w) + bz.tensor(b)), 2) * 3.0
+    text, steps = library_steps(y)
+    assert text.startswith("2 step(s): 1 fused kernel(s), 1 library call(s)"), text
+    assert "post-op add" in text and "post-op gelu" in text, text
+    v = x.astype(np.float64) @ w + b
+    close(y.numpy(), np_heads(0.5 * v * (1 + _erf(v / math.sqrt(2))), 2) * 3.0, 16)
+
+
+def test_a_head_view_of_a_shared_product_still_fuses_into_its_readers():
+    # The product is read twice, so no epilogue: views sink to the leaves as
+    # for any kernel, and each head-view add is one kernel reading the call.
+    x, w, b = rand((2, 8, 16), 48), rand((16, 16), 49), rand((16,), 50)
+    p = bz.tensor(x) @ bz.tensor(w)
+    y, z = heads(p + bz.tensor(b), 2), p * 2.0
+    text = bz.explain(y, z)
+    assert text.startswith("3 step(s): 2 fused kernel(s), 1 library call(s)"), text
+    p64 = x.astype(np.float64) @ w
+    gy, gz = bz.realize(y, z)
+    close(gy.numpy(), np_heads(p64 + b, 2), 16)
+    close(gz.numpy(), p64 * 2.0, 16)
+
+
 def test_conv_bias_relu_residual_fuse():
     x, w, b = rand((2, 4, 8, 8), 15), rand((4, 4, 3, 3), 16), rand((4,), 17)
     X = bz.tensor(x)
