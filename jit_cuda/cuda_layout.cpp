@@ -64,7 +64,7 @@ CudaLayout make_layout(const KernelSpec& spec) {
       if (has_view(spec.inputs[k])) l.strides[k].push_back(stride(spec.inputs[k], d));
   }
   // Every offset an input reaches lies between its offset plus its negative
-  // and its positive extents.
+  // and its positive extents (Note [CUDA index space]).
   l.index32 = l.numel() <= kMaxIndex32;
   for (size_t k = 0; k < spec.inputs.size(); ++k) {
     int64_t lo = l.offsets[k], hi = l.offsets[k];
@@ -75,6 +75,39 @@ CudaLayout make_layout(const KernelSpec& spec) {
     if (lo < -kMaxIndex32 || hi > kMaxIndex32) l.index32 = false;
   }
   return l;
+}
+
+VectorPlan plan_vectors(const KernelSpec& spec, const CudaLayout& l) {
+  VectorPlan p;
+  if (l.sizes.empty() || l.numel() == 0) return p;
+  // A row reduction reads along its one reduced axis, the innermost; only
+  // what it reads per element (Full space) moves in vectors.
+  const bool rows = l.reduces();
+  if (rows && (!l.reduced.back() || std::count(l.reduced.begin(), l.reduced.end(), true) != 1)) return p;
+  auto moves = [&](Space s) { return !rows || s == Space::Full; };
+  int64_t widest = 1;
+  for (const KernelInput& in : spec.inputs)
+    if (in.kind == KernelInput::Kind::Buffer && moves(in.space)) widest = std::max<int64_t>(widest, itemsize(in.dtype));
+  for (const KernelOutput& o : spec.outputs)
+    if (moves(o.space)) widest = std::max<int64_t>(widest, itemsize(o.dtype));
+  const int64_t width = kVectorBytes / widest;
+  const size_t inner = l.sizes.size() - 1;
+  const bool one_axis = inner == 0 && !rows;  // only then a scalar tail
+  if (width < 2 || l.numel() < width || (!one_axis && l.sizes[inner] % width != 0)) return p;
+  p.inputs.assign(spec.inputs.size(), Access::Gather);
+  for (size_t k = 0; k < spec.inputs.size(); ++k) {
+    if (spec.inputs[k].kind != KernelInput::Kind::Buffer || !moves(spec.inputs[k].space)) continue;
+    const std::vector<int64_t>& s = l.strides[k];
+    bool aligned = l.offsets[k] % width == 0;
+    for (size_t d = 0; d < inner; ++d) aligned = aligned && s[d] % width == 0;
+    if (s[inner] == 0) p.inputs[k] = Access::Broadcast;
+    else if (s[inner] == 1 && aligned) p.inputs[k] = Access::Vector;
+    else if (rows) return VectorPlan{};  // rows keep one element per step rather than gather
+  }
+  p.width = static_cast<int>(width);
+  p.vectors = l.numel() / width;
+  p.tail = l.numel() % width;
+  return p;
 }
 
 const char* storage_type(DType t) {

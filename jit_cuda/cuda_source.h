@@ -11,14 +11,16 @@ namespace braze::cuda {
 
 // Bump when generated source changes for the same spec: part of every
 // cache key (with the prelude's text, which is hashed separately).
-inline constexpr int kCudaCodegenVersion = 1;
+inline constexpr int kCudaCodegenVersion = 2;  // 2: vector access, unsigned counters, split columns
 
 // Note [CUDA kernel shapes]
-// Every spec becomes one kernel of one of three shapes, from its collapsed
+// Every spec becomes one kernel of one of four shapes, from its collapsed
 // index space (Note [CUDA index space]):
 // - Elements: no reduced axis. A grid-stride loop over the domain; each
 //   thread computes the body for one index at a time, reading every input
-//   through its own baked strides (broadcasts are stride 0).
+//   through its own baked strides (broadcasts are stride 0), or for
+//   `width` neighbouring indices at a time through 16-byte vector loads
+//   and stores where the layout allows (Note [CUDA vector access]).
 // - BlockPerRow: the innermost axis is reduced (softmax, layer_norm, a sum
 //   over the last axis). One block per row (grid-stride over rows); each
 //   reduction is a pass in which the threads stride along the row and
@@ -28,22 +30,35 @@ inline constexpr int kCudaCodegenVersion = 1;
 // - ThreadPerRow: the innermost axis is kept (x.sum(axis=0), batch-norm
 //   statistics): one thread per row walks the reduced axes sequentially;
 //   neighbouring threads read neighbouring columns, so loads coalesce.
+// - SplitColumns: as ThreadPerRow, for few long columns (fewer than
+//   kSplitColumnsBelow, at least kMinSplitLength long): a block takes up
+//   to 32 neighbouring columns and splits their reduced axes across its
+//   256 threads; the partial values combine in shared memory in a fixed
+//   tree (bz::column_reduce), so results are deterministic. One block per
+//   32 columns is still little for a handful of very long columns (one
+//   column of 10^8 elements runs on one SM); the next step there is two
+//   kernels: blocks reduce chunks of a column into a workspace of
+//   partials (the planner's step workspaces), and a second kernel folds
+//   them in a fixed order, keeping results deterministic without atomics.
 // Values are recomputed in each pass that needs them rather than kept:
 // registers are the scarce thing on a GPU and the row is in L1/L2.
 // Generated code calls the op table's functors (graph/scalar_math.h) on
 // each op's compute type, converting and rounding as the reference does
 // after every op (jit_cuda/device/prelude.cuh).
-enum class KernelShape { Elements, BlockPerRow, ThreadPerRow };
+enum class KernelShape { Elements, BlockPerRow, ThreadPerRow, SplitColumns };
 const char* name(KernelShape s);
 
 // How to launch: `threads` per block (a multiple of 32, also the kernel's
-// __launch_bounds__); blocks: one per `threads` work items (Elements,
-// ThreadPerRow) or one per row (BlockPerRow), capped by the launcher (the
-// loops are grid-stride). Nothing to launch when work == 0.
+// __launch_bounds__; any multiple of 32 up to it runs the kernel right,
+// as host emulation does with fewer); blocks: one per `threads` work items
+// (Elements: elements or vectors of them; ThreadPerRow: rows) or one per
+// work item (BlockPerRow: rows; SplitColumns: groups of columns), capped by
+// the launcher and by kMaxGridThreads (the loops are grid-stride). Nothing
+// to launch when work == 0.
 struct CudaLaunch {
   KernelShape shape = KernelShape::Elements;
   int threads = 256;
-  int64_t work = 0;  // elements or rows
+  int64_t work = 0;  // elements, vectors, rows or column groups
   int64_t blocks(int64_t max_blocks) const;
 };
 

@@ -20,6 +20,8 @@
 #include <ucontext.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -104,6 +106,16 @@ inline double __longlong_as_double(unsigned long long bits) {
   double d;
   std::memcpy(&d, &bits, 8);
   return d;
+}
+
+// A vector access (bz::load_vec/store_vec, prelude.cuh) at an address not
+// aligned to its size faults on a GPU ("misaligned address"); here it stops
+// the process with the address, so emulation catches a wrong alignment
+// decision (Note [CUDA vector access]) instead of hiding it.
+inline void bz_emu_check_aligned(const void* p, size_t bytes) {
+  if (reinterpret_cast<unsigned long long>(p) % bytes == 0) return;
+  std::fprintf(stderr, "host emulation: misaligned %zu-byte vector access at %p\n", bytes, p);
+  std::abort();
 }
 
 // Runs `entry` (a kernel's host trampoline taking cuLaunchKernel-style

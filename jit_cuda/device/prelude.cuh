@@ -57,6 +57,32 @@ template <class To, class From> __device__ __forceinline__ To cv(From x) {
   else return static_cast<To>(x);
 }
 
+// N elements of T moved as one aligned access (Note [CUDA vector access] in
+// jit_cuda/cuda_layout.h): alignas makes NVRTC emit one ld/st.global.v4.b32
+// for 16 bytes (v2 for 8, ...). The caller guarantees `p` is aligned to
+// sizeof(Vec); host emulation checks it, as a GPU faults on a misaligned
+// vector access.
+template <class T, int N> struct alignas(sizeof(T) * N) Vec { T v[N]; };
+#if defined(BRAZE_CUDA_EMULATION)
+template <class T, int N> inline Vec<T, N> load_vec(const T* p) {
+  bz_emu_check_aligned(p, sizeof(Vec<T, N>));
+  Vec<T, N> r;
+  std::memcpy(&r, p, sizeof r);
+  return r;
+}
+template <class T, int N> inline void store_vec(T* p, const Vec<T, N>& x) {
+  bz_emu_check_aligned(p, sizeof(Vec<T, N>));
+  std::memcpy(p, &x, sizeof x);
+}
+#else
+template <class T, int N> __device__ __forceinline__ Vec<T, N> load_vec(const T* p) {
+  return *reinterpret_cast<const Vec<T, N>*>(p);
+}
+template <class T, int N> __device__ __forceinline__ void store_vec(T* p, const Vec<T, N>& x) {
+  *reinterpret_cast<Vec<T, N>*>(p) = x;
+}
+#endif
+
 // Reductions. Accumulators are float (float16, bfloat16, float32 inputs),
 // double (float64) or long long (integers and bool, wrapping as NumPy's).
 template <class T> struct Arg { T v; long long i; };  // argmax/argmin: value and position
@@ -96,6 +122,25 @@ template <class T, class Op> __device__ T block_reduce(T v, Op op, T identity, T
   }
   __syncthreads();
   v = sh[0];
+  __syncthreads();  // sh may be written again by the next reduction
+  return v;
+}
+
+// One value per column of a SplitColumns block (jit_cuda/cuda_source_rows.cpp)
+// from the partial values of its threads: thread t holds one of column
+// t % columns. They combine pairwise in a fixed tree (blockDim.x and
+// `columns` are powers of two), never by atomics, so the result does not
+// depend on timing; every thread gets its column's value. `sh` holds
+// blockDim.x values.
+template <class T, class Op> __device__ T column_reduce(T v, Op op, T* sh, unsigned columns) {
+  const unsigned t = threadIdx.x;
+  sh[t] = v;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half >= columns; half /= 2) {
+    if (t < half) sh[t] = op(sh[t], sh[t + half]);
+    __syncthreads();
+  }
+  v = sh[t % columns];
   __syncthreads();  // sh may be written again by the next reduction
   return v;
 }

@@ -67,7 +67,8 @@ TEST(JitCudaNvrtc, EveryTestKernelCompilesForSm80AndSm90) {
     }
   }
   EXPECT_GE(kernels.size(), 400u);
-  for (KernelShape s : {KernelShape::Elements, KernelShape::BlockPerRow, KernelShape::ThreadPerRow})
+  for (KernelShape s : {KernelShape::Elements, KernelShape::BlockPerRow, KernelShape::ThreadPerRow,
+                       KernelShape::SplitColumns})
     EXPECT_GT(shapes[s], 10) << name(s);
   // One thread per architecture: NVRTC is thread-safe, and CI has two cores.
   auto compile_all = [&](int arch, size_t& bytes) {
@@ -85,7 +86,7 @@ TEST(JitCudaNvrtc, EveryTestKernelCompilesForSm80AndSm90) {
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << kernels.size() << " kernels (" << shapes[KernelShape::Elements] << " elements, "
             << shapes[KernelShape::BlockPerRow] << " block per row, " << shapes[KernelShape::ThreadPerRow]
-            << " thread per row) compiled for sm_80 and sm_90 in " << s << " s\n";
+            << " thread per row, " << shapes[KernelShape::SplitColumns] << " split columns) compiled for sm_80 and sm_90 in " << s << " s\n";
 }
 
 TEST(JitCudaNvrtc, SourceIsDeterministic) {

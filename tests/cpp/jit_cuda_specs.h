@@ -92,17 +92,20 @@ inline void add_casts(SpecCollection& c) {
 }
 
 // Every reduction over rows, columns and everything, in every dtype, alone
-// and with an epilogue that reads the result back per element.
+// and with an epilogue that reads the result back per element; and over
+// few long columns ([200, 7] over axis 0: split across a block's threads).
 inline void add_reductions(SpecCollection& c) {
   for (Op op : {Op::Sum, Op::Prod, Op::Max, Op::Min, Op::ArgMax, Op::ArgMin})
     for (DType t : kAllDTypes)
-      for (std::vector<int64_t> axes : {std::vector<int64_t>{1}, {0}, {0, 1}, {0, 2}, {2}}) {
+      for (std::vector<int64_t> axes : {std::vector<int64_t>{1}, {0}, {0, 1}, {0, 2}, {2}, {}}) {
         Graph g;
         try {
-          NodeId x = g.input(t, {6, 33, 5});
+          Shape shape = axes.empty() ? Shape{200, 7} : Shape{6, 33, 5};
+          if (axes.empty()) axes = {0};
+          NodeId x = g.input(t, shape);
           NodeId r = g.apply(op, {x}, Attr{axes, {}});
           g.outputs.push_back(r);
-          if (op == Op::Max || op == Op::Sum) g.outputs.push_back(g.apply(Op::Sub, {x, g.broadcast_to(r, {6, 33, 5})}));
+          if (op == Op::Max || op == Op::Sum) g.outputs.push_back(g.apply(Op::Sub, {x, g.broadcast_to(r, shape)}));
         } catch (const std::exception&) {
           continue;
         }

@@ -259,6 +259,30 @@ def test_reductions_on_cuda(emulate):
         np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=scale, atol=scale)
 
 
+def test_vector_access_and_split_columns_on_cuda(emulate):
+    """Views at aligned and odd element offsets of device memory (vector
+    loads or gathers; emulation aborts on a misaligned vector access),
+    float16 rows read 8 at a time, and few long columns split across a
+    block (jit_cuda/README.md), in one program against NumPy."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((64, 260)).astype(np.float32)
+    h = rng.standard_normal((32, 1000)).astype(np.float16)
+    c = rng.standard_normal((20000, 7)).astype(np.float32)
+    c[123, 3] = np.nan
+    with bz.device("cuda"):
+        t, th, tc = bz.tensor(x), bz.tensor(h), bz.tensor(c)
+        got = [t[:, 4:] + 1.0, t[:, 1:] * 2.0, bz.exp(t[1:]), bz.softmax(th, axis=-1),
+               bz.sum(tc, axis=0), bz.max(tc, axis=0), bz.var(tc, axis=0), tc - bz.mean(tc, axis=0)]
+        bz.realize(*got)
+    e = np.exp(h.astype(np.float32) - h.astype(np.float32).max(axis=-1, keepdims=True))
+    c64 = c.astype(np.float64)
+    want = [x[:, 4:] + 1, x[:, 1:] * 2, np.exp(x[1:]), e / e.sum(axis=-1, keepdims=True),
+            c64.sum(axis=0), c64.max(axis=0), c64.var(axis=0), c64 - c64.mean(axis=0)]
+    for g, w in zip(got, want):
+        tol = 2e-3 if g.dtype == "float16" else 1e-4
+        np.testing.assert_allclose(g.numpy().astype(np.float64), w, rtol=tol, atol=tol)
+
+
 # --- composites and programs ---------------------------------------------------------
 
 

@@ -1,0 +1,70 @@
+// The renderer behind render_cuda (cuda_source.h), shared by the files
+// that emit each kernel shape: cuda_source.cpp (the kernel's frame, values
+// and index math), cuda_source_elements.cpp (element-wise, scalar and
+// vector) and cuda_source_rows.cpp (row and column reductions). Internal to
+// jit_cuda.
+#pragma once
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fusion/kernel_spec.h"
+#include "jit_cuda/cuda_layout.h"
+#include "jit_cuda/cuda_source.h"
+
+namespace braze::cuda {
+
+// Splitting a column reduction (Note [CUDA kernel shapes], SplitColumns):
+// below kSplitColumnsBelow columns one thread per column leaves the device
+// idle (an H100 wants ~2048 threads on each of its 132 SMs; 16384 is
+// already few), and columns shorter than kMinSplitLength are cheap enough
+// walked by one thread. kSplitThreads per block, a power of two, so the
+// tree of partial values halves evenly.
+inline constexpr int64_t kSplitColumnsBelow = 16384;
+inline constexpr int64_t kMinSplitLength = 64;
+inline constexpr int kSplitThreads = 256;
+
+// The variable holding body value i in generated code.
+inline std::string value_name(int32_t i) { return "v" + std::to_string(i); }
+
+class Renderer {
+ public:
+  explicit Renderer(const KernelSpec& spec);
+  CudaKernelSource run();
+
+ private:
+  static int row_threads(int64_t length);
+  std::string kernel_name() const;
+  std::string params(std::vector<std::string>& types) const;
+
+  bool is_scalar(int32_t i) const;
+  bool per_element(int32_t i) const;
+  std::string offset(size_t k) const;
+  void decompose(const std::string& var, const std::vector<size_t>& axes, const std::string& ind);
+  std::vector<size_t> axes(bool reduced) const;
+  std::string dense_index() const;
+  void emit_value(int32_t i, const std::string& ind);
+  std::string value_expr(const KernelOp& op, const std::string& r) const;
+  std::vector<bool> closure(const std::vector<int32_t>& targets) const;
+  void emit_closure(const std::vector<int32_t>& targets, const std::string& ind);
+
+  // cuda_source_elements.cpp
+  void elements();
+  void scalar_elements(const std::string& first);
+  void vector_elements();
+  void emit_vector_loads(const std::vector<bool>& need, const std::string& ind);
+  // cuda_source_rows.cpp
+  void rows();
+  void reduction_pass(int32_t i, const std::string& loop);
+
+  const KernelSpec& spec_;
+  CudaLayout l_;
+  VectorPlan vec_;
+  CudaLaunch launch_;
+  int split_columns_ = 0;  // SplitColumns: columns per block
+  std::string lane_;       // inside a vector kernel's lane loop: its variable
+  std::ostringstream out_;
+};
+
+}  // namespace braze::cuda

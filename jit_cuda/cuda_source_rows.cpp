@@ -1,0 +1,157 @@
+// Reduction kernels (Note [CUDA kernel shapes]): BlockPerRow, ThreadPerRow
+// and SplitColumns share one frame: a loop over rows (columns), then per
+// reduction a pass along the reduced axes, then a pass storing the Full
+// outputs. They differ in who walks a row and how partial values combine.
+#include <string>
+
+#include "graph/check.h"
+#include "jit_cuda/cuda_source_renderer.h"
+
+namespace braze::cuda {
+
+namespace {
+
+// The reduction's combining functor (prelude.cuh), identity, and the
+// accumulator's type.
+struct Reduction {
+  std::string op, identity, acc;
+  bool arg = false;
+};
+
+Reduction reduction_of(Op op, DType input) {
+  std::string a = accumulator_type(input);
+  bool ll = a == "long long";
+  std::string lowest = ll ? "(long long)(1ull << 63)"
+                          : a == "float" ? "__int_as_float(0xff800000)" : "__longlong_as_double(0xfff0000000000000ull)";
+  std::string highest = ll ? "0x7fffffffffffffffll"
+                           : a == "float" ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000ull)";
+  switch (op) {
+    case Op::Sum: return {"bz::SumOp{}", "static_cast<" + a + ">(0)", a};
+    case Op::Prod: return {"bz::ProdOp{}", "static_cast<" + a + ">(1)", a};
+    case Op::Max: return {"bz::MaxOp{}", lowest, a};
+    case Op::Min: return {"bz::MinOp{}", highest, a};
+    case Op::ArgMax: return {"bz::ArgOp<true>{}", "bz::Arg<" + a + ">{" + lowest + ", 0x7fffffffffffffffll}", "bz::Arg<" + a + ">", true};
+    case Op::ArgMin: return {"bz::ArgOp<false>{}", "bz::Arg<" + a + ">{" + highest + ", 0x7fffffffffffffffll}", "bz::Arg<" + a + ">", true};
+    default: break;
+  }
+  BRAZE_ASSERT(false, info(op).name, " is not a reduction");
+  return {};
+}
+
+}  // namespace
+
+// SplitColumns: a block takes split_columns_ (C, a power of two <= 32)
+// neighbouring columns; thread t works on column t % C at positions
+// t / C, t / C + S, ... of the reduced axes (S = blockDim.x / C splits), so
+// a warp still reads C neighbouring columns at once. The last block's
+// threads past the last column read the last column again (every load
+// stays in bounds, every thread reaches every barrier) and store nothing.
+void Renderer::rows() {
+  const bool block = launch_.shape == KernelShape::BlockPerRow;
+  const bool split = launch_.shape == KernelShape::SplitColumns;
+  const std::string slots = split ? std::to_string(launch_.threads) : "32";
+  for (size_t i = 0; i < spec_.body.size(); ++i) {
+    const KernelOp& op = spec_.body[i];
+    if (is_reduce(op.op) && !op.attr.ints.empty() && (block || split))
+      out_ << "  __shared__ " << reduction_of(op.op, spec_.body[op.args[0]].dtype).acc << " sh" << i << "[" << slots
+           << "];\n";
+  }
+  out_ << "  constexpr U kRows = " << l_.rows() << ", kL = " << l_.row_length() << ";\n";
+  std::string loop;
+  const std::string w = std::to_string(vec_.width);
+  if (block) {
+    out_ << "  for (U row = blockIdx.x; row < kRows; row += gridDim.x) {\n";
+    loop = vec_.width > 1 ? "    for (U j = threadIdx.x * " + w + "; j < kL; j += blockDim.x * " + w + ") {\n"
+                          : "    for (U j = threadIdx.x; j < kL; j += blockDim.x) {\n";
+  } else if (split) {
+    out_ << "  constexpr unsigned kC = " << split_columns_ << ";\n";
+    out_ << "  const unsigned tx = threadIdx.x % kC, ty = threadIdx.x / kC, kS = blockDim.x / kC;\n";
+    out_ << "  for (U first = blockIdx.x * kC; first < kRows; first += (U)gridDim.x * kC) {\n";
+    out_ << "    const bool live = first + tx < kRows;\n";
+    out_ << "    const U row = live ? first + tx : kRows - 1;\n";
+    loop = "    for (U j = ty; j < kL; j += kS) {\n";
+  } else {
+    out_ << "  for (U row = blockIdx.x * (U)blockDim.x + threadIdx.x; row < kRows; row += (U)gridDim.x * blockDim.x) {\n";
+    loop = "    for (U j = 0; j < kL; ++j) {\n";
+  }
+  decompose("row", axes(false), "    ");
+  for (size_t n = 0; n < spec_.body.size(); ++n) {
+    int32_t i = static_cast<int32_t>(n);
+    const KernelOp& op = spec_.body[i];
+    if (is_scalar(i) || per_element(i)) continue;
+    if (!is_reduce(op.op) || op.attr.ints.empty()) emit_value(i, "    ");
+    else reduction_pass(i, loop);
+  }
+  std::vector<int32_t> full;
+  for (const KernelOutput& o : spec_.outputs)
+    if (o.space == Space::Full) full.push_back(o.value);
+  if (!full.empty()) {
+    out_ << (split ? "    if (live)\n" : "") << loop;
+    decompose("j", axes(true), "      ");
+    if (vec_.width == 1) {
+      emit_closure(full, "      ");
+      for (size_t k = 0; k < spec_.outputs.size(); ++k)
+        if (spec_.outputs[k].space == Space::Full)
+          out_ << "      out" << k << "[" << dense_index() << "] = "
+               << store_expr(spec_.outputs[k].dtype, value_name(spec_.outputs[k].value)) << ";\n";
+    } else {  // as the element-wise vector loop (cuda_source_elements.cpp)
+      emit_vector_loads(closure(full), "      ");
+      for (size_t k = 0; k < spec_.outputs.size(); ++k)
+        if (spec_.outputs[k].space == Space::Full)
+          out_ << "      bz::Vec<" << storage_type(spec_.outputs[k].dtype) << ", " << w << "> o" << k << ";\n";
+      out_ << "#pragma unroll\n      for (int e = 0; e < " << w << "; ++e) {\n";
+      lane_ = "e";
+      emit_closure(full, "        ");
+      lane_.clear();
+      for (size_t k = 0; k < spec_.outputs.size(); ++k)
+        if (spec_.outputs[k].space == Space::Full)
+          out_ << "        o" << k << ".v[e] = " << store_expr(spec_.outputs[k].dtype, value_name(spec_.outputs[k].value))
+               << ";\n";
+      out_ << "      }\n";
+      for (size_t k = 0; k < spec_.outputs.size(); ++k)
+        if (spec_.outputs[k].space == Space::Full)
+          out_ << "      bz::store_vec(out" << k << " + (" << dense_index() << "), o" << k << ");\n";
+    }
+    out_ << "    }\n";
+  }
+  for (size_t k = 0; k < spec_.outputs.size(); ++k) {
+    if (spec_.outputs[k].space != Space::Reduced) continue;
+    out_ << "    " << (block ? "if (threadIdx.x == 0) " : split ? "if (live && ty == 0) " : "") << "out" << k
+         << "[row] = " << store_expr(spec_.outputs[k].dtype, value_name(spec_.outputs[k].value)) << ";\n";
+  }
+  out_ << "  }\n";
+}
+
+// One reduction: the threads of a row accumulate their share of it, then
+// combine (block_reduce, column_reduce) so every one of them has the value.
+void Renderer::reduction_pass(int32_t i, const std::string& loop) {
+  const KernelOp& op = spec_.body[i];
+  BRAZE_ASSERT(op.attr.ints == spec_.reduce_axes, "a reduction over other axes than its kernel's");
+  Reduction red = reduction_of(op.op, spec_.body[op.args[0]].dtype);
+  std::string acc = "acc" + std::to_string(i), sh = "sh" + std::to_string(i);
+  out_ << "    " << red.acc << " " << acc << " = " << red.identity << ";\n" << loop;
+  decompose("j", axes(true), "      ");
+  std::string x = "bz::cv<" + std::string(accumulator_type(spec_.body[op.args[0]].dtype)) + ">(" + value_name(op.args[0]) + ")";
+  if (vec_.width == 1) {
+    emit_closure({op.args[0]}, "      ");
+    if (red.arg) x = red.acc + "{" + x + ", (long long)j}";
+    out_ << "      " << acc << " = " << red.op << "(" << acc << ", " << x << ");\n    }\n";
+  } else {  // as the element-wise vector loop; an argmax position is j + lane
+    emit_vector_loads(closure({op.args[0]}), "      ");
+    out_ << "#pragma unroll\n      for (int e = 0; e < " << vec_.width << "; ++e) {\n";
+    lane_ = "e";
+    emit_closure({op.args[0]}, "        ");
+    lane_.clear();
+    if (red.arg) x = red.acc + "{" + x + ", (long long)(j + e)}";
+    out_ << "        " << acc << " = " << red.op << "(" << acc << ", " << x << ");\n      }\n    }\n";
+  }
+  if (launch_.shape == KernelShape::BlockPerRow)
+    out_ << "    " << acc << " = bz::block_reduce(" << acc << ", " << red.op << ", " << red.identity << ", " << sh << ");\n";
+  else if (launch_.shape == KernelShape::SplitColumns)
+    out_ << "    " << acc << " = bz::column_reduce(" << acc << ", " << red.op << ", " << sh << ", kC);\n";
+  std::string r = register_type(op.dtype);
+  std::string value = "bz::cv<" + r + ">(" + acc + (red.arg ? ".i" : "") + ")";
+  out_ << "    const " << r << " " << value_name(i) << " = " << round_to(op.dtype, value) << ";\n";
+}
+
+}  // namespace braze::cuda
