@@ -41,7 +41,7 @@ void RowKernelGen<Vmm>::loop_pass(Pass pass, bool prefetch_next_row) {
     if (arg_reduction(r)) {  // Note [Arg reductions]
       vmovaps(vr(acc), k_(s_.body[r].op == Op::ArgMax ? -INFINITY : INFINITY));
       pass.index[r] = alloc();
-      vpxor(vr(pass.index[r]), vr(pass.index[r]), vr(pass.index[r]));
+      vxorps(vr(pass.index[r]), vr(pass.index[r]), vr(pass.index[r]));  // vpxor has no zmm form
       continue;
     }
     if (int64_row_total(r)) {
