@@ -176,12 +176,12 @@ void RowKernelGen<Vmm>::analyse() {
 
 template <class Vmm>
 void RowKernelGen<Vmm>::decide_streaming() {
-  if (p_.row_length % V != 0) return;
+  if (p_.row_length % V != 0 || p_.row_width() % V != 0) return;
   int64_t bytes = 0;
   for (const KernelOutput& o : s_.outputs) {
     if (!stored_per_element(o)) continue;
     if (itemsize(o.dtype) != static_cast<size_t>(eb_)) return;  // float32 and int32 (float64 if wide): whole registers
-    bytes += p_.rows() * p_.row_length * eb_;
+    bytes += p_.elements() * eb_;
   }
   stream_ = bytes >= streaming_store_threshold();
 }

@@ -113,19 +113,12 @@ void RowKernelGen<Vmm>::generate_columns() {
 // Outputs are dense [O..., C]: unit (o, t) starts at o * C + t * tile.
 template <class Vmm>
 void RowKernelGen<Vmm>::column_output_pointers() {
-  const int outer = static_cast<int>(p_.outer.size());
-  xor_(rax, rax);
-  for (int d = 0; d + 1 < outer; ++d) {
-    imul(rax, rax, static_cast<int>(p_.outer[d]));
-    add(rax, qword[rsp + kIndex + 8 * d]);
+  if (p_.reduces) {  // reduced along the row too: one value per unit
+    units_before();
+    mov(r11, rax);
+  } else {
+    tile_start(p_.column_tile);
   }
-  if (!p_.reduces) {  // reduced along the row too: one value per unit
-    imul(rax, rax, static_cast<int>(p_.row_length));
-    mov(r9, qword[rsp + kIndex + 8 * (outer - 1)]);
-    imul(r9, r9, static_cast<int>(p_.column_tile));
-    add(rax, r9);
-  }
-  mov(r11, rax);
   for (size_t k = 0; k < s_.outputs.size(); ++k) {
     if (s_.outputs[k].space == Space::Full) continue;  // full_output_pointers, per pass
     imul(rax, r11, static_cast<int>(itemsize_of(s_.outputs[k].dtype)));

@@ -6,6 +6,12 @@ namespace braze::jit {
 
 int64_t RowPlan::rows() const { return numel(outer); }
 
+int64_t RowPlan::elements() const {
+  if (columns) return rows() * column_tile * reduce_length;
+  if (row_tile > 0) return rows() / outer.back() * row_length;
+  return rows() * row_length;
+}
+
 std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why) {
   const Shape& d = spec.domain;
   auto reduced = [&](size_t axis) {
@@ -81,6 +87,11 @@ std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why) {
   };
   for (const KernelInput& in : spec.inputs)
     plan.inputs.push_back(in.kind == KernelInput::Kind::Scalar ? RowPlan::Access{} : access(in.view, in.space));
+  if (!plan.reduces && !plan.columns && plan.row_length > kRowTile) {  // Note [Row tiles]
+    plan.row_tile = kRowTile;
+    plan.outer.push_back((plan.row_length + kRowTile - 1) / kRowTile);
+    for (RowPlan::Access& a : plan.inputs) a.outer_strides.push_back(a.inner_stride * kRowTile);
+  }
   if (plan.columns)
     for (const KernelOutput& o : spec.outputs)
       plan.full_outputs.push_back(o.space == Space::Full ? access(View::contiguous(d), Space::Full) : RowPlan::Access{});

@@ -37,6 +37,18 @@ namespace braze::jit {
 // groups have no plan (the spec interpreter runs them).
 inline constexpr int64_t kColumnTile = 2048;
 
+// Note [Row tiles]
+// Threads split a launch by rows, so a kernel over one long row (a 1-D
+// tensor of 16M elements: gelu_16M) ran on one thread. A plan that does
+// not reduce cuts a row longer than kRowTile into tiles of kRowTile
+// elements (the last one shorter), walked as one more outer axis, as
+// column plans cut theirs: `outer` is [O..., number of tiles] and each
+// input's stride along that axis is its row stride times the tile. A tile
+// of 16K elements keeps the per-row work (pointers, the tail mask) under a
+// thousandth of the row's, and is a multiple of every vector width, so
+// streaming stores stay aligned.
+inline constexpr int64_t kRowTile = 16384;
+
 struct RowPlan {
   Shape outer;            // the rows' index space ([O..., tiles] for a column plan)
   int64_t row_length = 1;  // L (C for a column plan)
@@ -44,6 +56,7 @@ struct RowPlan {
   bool columns = false;          // Note [Column reductions]
   int64_t reduce_length = 1;     // R
   int64_t column_tile = 0;       // columns per tile; the last tile may be shorter
+  int64_t row_tile = 0;          // Note [Row tiles]: elements per tile of the row, or 0 (not cut)
   // Per spec input, in plan axes: strides over `outer`, the stride along the
   // row (0 for Reduced inputs and broadcasts), and the offset.
   struct Access {
@@ -57,6 +70,12 @@ struct RowPlan {
   // domain) is walked, as if it were an input; default for Reduced ones.
   std::vector<Access> full_outputs;
   int64_t rows() const;
+  // Elements of the row a kernel walks per outer index: a tile, or the row.
+  int64_t row_width() const { return row_tile > 0 ? row_tile : row_length; }
+  // The length of the last row tile (the row's when it is not cut).
+  int64_t last_row_width() const { return row_tile > 0 ? row_length - (outer.back() - 1) * row_tile : row_length; }
+  // Elements of the domain a launch covers (work, for the thread split).
+  int64_t elements() const;
 };
 
 // The plan, or nullopt with `why` set.

@@ -45,6 +45,21 @@ TEST(JitCpu, RowKernelsAtEveryTailAndBlockLength) {
   }
 }
 
+// Note [Row tiles]: an element-wise row longer than a tile is cut into
+// tiles (the last one shorter) that threads share.
+TEST(JitCpu, ElementWiseRowsLongerThanATile) {
+  for (int64_t n : {jit::kRowTile + 1, 3 * jit::kRowTile, int64_t{40000}}) {
+    SCOPED_TRACE("row length " + std::to_string(n));
+    Tensor x = random_tensor({n}, 30), y = random_tensor({2, n}, 31), b = random_tensor({n}, 32);
+    Tensor every_other = index(random_tensor({2 * n}, 33), std::vector<Index>{Slice{std::nullopt, std::nullopt, -2}});
+    Tensor columns = transpose(random_tensor({n, 2}, 34));
+    Tensor count = arange(Scalar(int64_t{0}), Scalar(n), Scalar(int64_t{1}), DType::Int32);
+    Checked c = check({tanh(x) * 2.0 + 1.0, y * b - 1.0, astype(y + b, DType::Float16), every_other + x, x > 0.5,
+                       columns - y, astype(count, DType::Float32) * x, astype(x, DType::Float64) * 3.0});
+    EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  }
+}
+
 TEST(JitCpu, TransposedSlicedAndBroadcastInputs) {
   Tensor a = random_tensor({37, 19}, 1), b = random_tensor({19}, 2);
   std::vector<Index> rev{Slice{std::nullopt, std::nullopt, -1}, Slice{1, std::nullopt, 2}};
