@@ -79,7 +79,8 @@ void RowKernelGen<Vmm>::check_supported() {
       throw Unsupported("strides past 32 bits");
     for (int64_t st : a.outer_strides)
       if (!fits_int32(st)) throw Unsupported("strides past 32 bits");
-    if (!fits_int32(a.reduce_stride * 8)) throw Unsupported("strides past 32 bits");
+    for (size_t l = 0; l < a.reduce_strides.size(); ++l)
+      if (!fits_int32(8 * p_.reduce_step(a, l))) throw Unsupported("strides past 32 bits");
   }
 }
 
