@@ -150,7 +150,7 @@ void doctor(const std::string& format, std::ostream& out) {
       << "; avx2 " << yes(cpu["avx2"]) << ", avx512 " << yes(cpu["avx512"]) << "; " << cpu["threads"].get<int>()
       << " thread(s)\n";
   out << "disassembler: "
-      << (f["disassembler"].is_null() ? "none (built without capstone: asm dumps list code bytes)"
+      << (f["disassembler"].is_null() ? "none (built without Zydis: asm dumps list code bytes)"
                                       : f["disassembler"].get<std::string>())
       << "\n";
   out << "matmul/conv2d on the cpu: " << f["library_calls"]["library"].get<std::string>() << "\n";

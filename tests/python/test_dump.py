@@ -54,7 +54,7 @@ def test_dump_writes_fused_text_and_assembly_per_kernel(tmp_path):
     interpreted = [t for t in texts if "runs on the spec interpreter" in t]
     assert len(generated) == 1 and len(interpreted) == 1, texts
     assert "# constant pool\n" in generated[0]
-    if "built without capstone" in generated[0]:     # capstone is optional at configure time
+    if "built without Zydis" in generated[0]:     # Zydis is optional at configure time
         assert "# the instructions' bytes\n" in generated[0]
     else:
         assert "vmaxps" in generated[0] and "vfmadd" in generated[0] and ": ret\n" in generated[0]
