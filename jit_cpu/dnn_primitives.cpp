@@ -113,6 +113,10 @@ void create(const Call& c, Entry& e) {
     e.error = std::string("oneDNN runs float32 and bfloat16 here, not ") + std::string(name(c.dtype));
     return;
   }
+  if (c.dtype == DType::BFloat16 && !runs_bfloat16()) {
+    e.error = "oneDNN 2.6 runs bfloat16 only with AVX-512 (avx512_core), and its kernels here are for " + isa();
+    return;
+  }
   if (numel(c.a.view.shape) == 0 || numel(c.b.view.shape) == 0 || numel(c.out) == 0) {
     // oneDNN leaves the result of an empty sum (K = 0) unwritten; the
     // reference writes its zeros and applies the epilogue to them.
@@ -239,14 +243,6 @@ void* address(const Array& a, const Operand& o) {
 }
 
 }  // namespace
-
-bool available() { return true; }
-
-std::string version() {
-  const dnnl_version_t* v = dnnl_version();
-  return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
-         " (cpu runtime " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other") + ")";
-}
 
 Prepared prepare(const Graph& g, const FusedGroup& group) {
   Prepared p;

@@ -13,6 +13,7 @@
 
 #include "graph/serialize.h"
 #include "jit_cpu/disassemble.h"
+#include "jit_cpu/dnn.h"
 #include "runtime/braze.h"
 #include "runtime/lower.h"
 #include "tests/cli/run_cli.h"
@@ -264,6 +265,11 @@ TEST_F(CliTest, DoctorReportsCpuCudaLibrariesAndCaches) {
   EXPECT_EQ(j["cpu"]["avx512"], jit::cpu_supports(jit::Isa::Avx512));
   EXPECT_EQ(j["cpu"]["isa"], std::string(jit::name(jit::host_isa())));
   EXPECT_GE(j["cpu"]["threads"].get<int>(), 1);
+  EXPECT_EQ(j["library_calls"]["onednn"], dnn::available());
+  EXPECT_EQ(j["library_calls"]["bfloat16"], dnn::runs_bfloat16());
+  if (dnn::available()) {
+    EXPECT_EQ(j["library_calls"]["isa"], dnn::isa());
+  }
   ASSERT_EQ(j["cuda"].size(), j["cuda_backend"].get<bool>() ? 4u : 3u);  // libcuda, libnvrtc, cuBLAS(Lt), (cuDNN)
   for (const nlohmann::json& lib : j["cuda"]) EXPECT_EQ(lib["found"].get<bool>(), lib.contains("path")) << lib;
   EXPECT_EQ(j["cache"]["exists"], true);
