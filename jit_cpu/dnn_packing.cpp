@@ -1,5 +1,7 @@
 #include "jit_cpu/dnn_packing.h"
 
+#include <string>
+
 namespace braze::dnn {
 
 namespace {
@@ -36,11 +38,15 @@ memory::desc column_major(const memory::desc& b) {
 //     instead (measured on one Zen 5 core: 256x1024 @ 1024x4096 145 GFLOP/s
 //     packed against 137 in place; bfloat16 256x4096 @ 4096x1024 500
 //     against 250; 16x512 @ 512x2048 264 against 167).
-//   - else (gemm matmul, AVX2, reads plain layouts only), a column-major
-//     copy of a row-major operand: oneDNN 2.6's AVX2 sgemm runs at half
-//     speed on AMD machines when the operand is row-major [K, N] (140 vs 75
-//     ms for 256x1024 @ 1024x4096 on one core). x @ w.T is column-major
-//     already: no copy.
+//   - for its gemm matmul (AVX2), which reads plain layouts only, a
+//     column-major copy of a row-major operand: oneDNN 2.6's AVX2 sgemm
+//     runs at half speed on AMD machines when the operand is row-major
+//     [K, N] (140 vs 75 ms for 256x1024 @ 1024x4096 on one core). x @ w.T
+//     is column-major already: no copy.
+//   - else none: brgemm names no layout for batched operands (3-D and up)
+//     and copies what it needs into its scratchpad; a column-major copy
+//     only made that copy a transpose (4x128x1024 @ 1024x256: 1.04 ms
+//     against 0.97 in place, and twice the scratchpad).
 // A copy pays when enough rows share it (M >= kPackRows: the 16 MB
 // transpose took 18 ms, the product with it 92 ms instead of 140), or when
 // the operand is a graph input: a program packs that once and keeps it
@@ -54,8 +60,11 @@ std::optional<memory::desc> packed_layout(const Call& c, const memory::desc& a, 
     memory::desc any(b.dims(), b.data_type(), memory::format_tag::any);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, any, out), attr, engine);
     if (blocked(pd.weights_desc())) return pd.weights_desc();
+    // The name oneDNN's verbose mode prints: "gemm:jit", "brg:avx512_core", ...
+    std::string impl = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, out), attr, engine).impl_info_str();
+    if (!impl.starts_with("gemm")) return std::nullopt;
   } catch (const dnnl::error&) {
-    // No implementation picks a layout for this call: read it as it is.
+    return std::nullopt;  // no implementation for this call: create() says so
   }
   const View& bv = c.b.view;
   if (!many_rows || bv.strides.back() != 1 || bv.shape.back() == 1) return std::nullopt;
