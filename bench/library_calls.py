@@ -117,9 +117,26 @@ def jax_block(x, p, causal):
     return h + jax.nn.gelu(ln(h, p["ln2_w"], p["ln2_b"]) @ p["w1"] + p["b1"], approximate=False) @ p["w2"] + p["b2"]
 
 
+def openblas_core():
+    """The kernel set NumPy's OpenBLAS picked at run time (OPENBLAS_CORETYPE
+    overrides it: Haswell is AVX2 only, SkylakeX and later use AVX-512)."""
+    import ctypes
+    import glob
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "*openblas*"))
+    for lib in libs:
+        for symbol in ("scipy_openblas_get_corename64_", "openblas_get_corename64_", "openblas_get_corename"):
+            f = getattr(ctypes.CDLL(lib), symbol, None)
+            if f is not None:
+                f.restype = ctypes.c_char_p
+                return f().decode()
+    return "unknown"
+
+
 def main():
+    lib = bz._core._library_calls()
     print(f"{os.cpu_count()} CPU(s); load average {os.getloadavg()[0]:.1f}; best of {REPS}; "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}; "
+          f"{lib['library']} for {lib['isa']}; NumPy's OpenBLAS core {openblas_core()}; "
           f"JAX {jax.__version__ if jax else 'not installed'}")
     print(f"{'workload':<22} {'system':<8} {'ms':>10} {'GFLOP/s':>8} {'kernels':>8}")
     bench_mlp()
