@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 import braze as bz
-from timing import REPS, best
+from timing import REPS, best, best_in_turn
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 import transformer_block as tb  # noqa: E402
@@ -78,6 +78,12 @@ def bench_mlp():
     print(f"  braze/numpy GFLOP/s: matmuls only {results['mm', 'numpy'] / results['mm', 'braze']:.2f}x, "
           f"with bias and relu {results['full', 'numpy'] / results['full', 'braze']:.2f}x; "
           f"braze's max error relative to the largest output: {err:.1e}")
+    turn = best_in_turn({(w, name): fns[i] for name, fns in systems.items() for i, w in enumerate(("mm", "full"))})
+    ratios = ", ".join(f"{name} {turn['mm', name] / turn['mm', 'braze']:.2f}x and "
+                       f"{turn['full', name] / turn['full', 'braze']:.2f}x" for name in systems if name != "braze")
+    print(f"  timed in turn (one call of each per round): braze {mm_flops / turn['mm', 'braze'] / 1e9:.1f} and "
+          f"{full_flops / turn['full', 'braze'] / 1e9:.1f} GFLOP/s; braze's GFLOP/s over {ratios} "
+          f"(matmuls only and with bias and relu)")
 
 
 def bench_transformer():
