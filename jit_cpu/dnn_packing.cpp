@@ -50,7 +50,9 @@ memory::desc column_major(const memory::desc& b) {
 // A copy pays when enough rows share it (M >= kPackRows: the 16 MB
 // transpose took 18 ms, the product with it 92 ms instead of 140), or when
 // the operand is a graph input: a program packs that once and keeps it
-// (Note [Kept packed weights] in runtime/execute.h), so any M gains.
+// (Note [Kept packed weights] in runtime/execute.h), so any M gains from
+// oneDNN's layout (the column-major copy keeps to M >= kPackRows, where it
+// was measured).
 std::optional<memory::desc> packed_layout(const Call& c, const memory::desc& a, const memory::desc& b,
                                           const memory::desc& out, const dnnl::primitive_attr& attr,
                                           const dnnl::engine& engine) {
