@@ -21,6 +21,7 @@ class GeneratedKernel final : public CompiledKernel {
     gen_.generate();
     streaming_stores_ = gen_.streams();
     scratch_floats_ = gen_.stash_floats();
+    partial_bytes_ = gen_.partial_bytes();
   }
   KernelFn fn() const override { return gen_.template getCode<KernelFn>(); }
   const uint8_t* code() const override { return gen_.getCode(); }

@@ -74,7 +74,8 @@ void RowKernelGen<Vmm>::generate_columns() {
   out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
   count_slot_ = out_slot_ + 8 * static_cast<int>(s_.outputs.size());
   // The rows done, then a counter per reduced group but the outermost.
-  frame_ = (count_slot_ + 8 * static_cast<int>(p_.reduce_extents.size()) + 15) / 16 * 16 + 8;
+  partials_slot_ = count_slot_ + 8 * static_cast<int>(p_.reduce_extents.size());
+  frame_ = (partials_slot_ + 8 + 15) / 16 * 16 + 8;
 
   sub(rsp, frame_);
   mov(qword[rsp + kScratchPtr], r8);
@@ -82,14 +83,14 @@ void RowKernelGen<Vmm>::generate_columns() {
     mov(rax, qword[rcx + 8 * d]);
     mov(qword[rsp + kIndex + 8 * d], rax);
   }
-  const int64_t tiles = p_.outer.back(), last = p_.row_length - (tiles - 1) * p_.column_tile;
+  const int64_t tiles = p_.outer[p_.tile_axis()], last = p_.row_length - (tiles - 1) * p_.column_tile;
   Xbyak::Label unit_loop, done, next, last_tile;
   L(unit_loop);
   cmp(rsi, rdx);
   jge(done, T_NEAR);
   column_output_pointers();
   if (last != p_.column_tile) {
-    mov(rax, qword[rsp + kIndex + 8 * (outer - 1)]);
+    mov(rax, qword[rsp + kIndex + 8 * static_cast<int>(p_.tile_axis())]);
     cmp(rax, static_cast<int>(tiles - 1));
     je(last_tile, T_NEAR);
   }
@@ -115,10 +116,10 @@ void RowKernelGen<Vmm>::generate_columns() {
 template <class Vmm>
 void RowKernelGen<Vmm>::column_output_pointers() {
   if (p_.reduces) {  // reduced along the row too: one value per unit
-    units_before();
+    units_before(p_.outer.size() - 1);
     mov(r11, rax);
   } else {
-    tile_start(p_.column_tile);
+    tile_start(p_.column_tile, p_.tile_axis());
   }
   for (size_t k = 0; k < s_.outputs.size(); ++k) {
     if (s_.outputs[k].space == Space::Full) continue;  // full_output_pointers, per pass
@@ -170,9 +171,11 @@ void RowKernelGen<Vmm>::column_unit(int64_t width, const std::vector<int32_t>& r
     unit_results(column_passes());
     return;
   }
-  Xbyak::Label no_rows;
+  Xbyak::Label no_rows, not_last;
   if (p_.reduce_length == 0) jmp(no_rows, T_NEAR);  // an empty reduction: the identities stand
-  for (int p = 0; p < column_passes(); ++p) column_pass(p, width);
+  if (p_.column_parts > 1) split_column_pass(width, reds, not_last);
+  else
+    for (int p = 0; p < column_passes(); ++p) column_pass(p, width);
   L(no_rows);
   // The per-column results and what the group computes from them.
   Pass results;
@@ -196,6 +199,83 @@ void RowKernelGen<Vmm>::column_unit(int64_t width, const std::vector<int32_t>& r
   }
   if (!results.stores.empty()) each_vector(width, [&](bool tail) { pass_body(results, tail); });
   std::fill(std::begin(used_), std::end(used_), false);
+  L(not_last);
+}
+
+// Note [Split columns]: the part's rows (the last part may be shorter),
+// then its totals to the partials; the last part of the unit to finish
+// goes on to combine them, the others jump to `not_last`.
+template <class Vmm>
+void RowKernelGen<Vmm>::split_column_pass(int64_t width, const std::vector<int32_t>& reds, Xbyak::Label& not_last) {
+  const int64_t parts = p_.column_parts, last_rows = p_.reduce_length - (parts - 1) * p_.part_rows;
+  Xbyak::Label last_part, passed;
+  if (last_rows != p_.part_rows) {
+    mov(rax, qword[rsp + kIndex + 8 * static_cast<int>(p_.outer.size() - 1)]);
+    cmp(rax, static_cast<int>(parts - 1));
+    je(last_part, T_NEAR);
+  }
+  rows_ = p_.part_rows;
+  column_pass(0, width);
+  if (last_rows != p_.part_rows) {
+    jmp(passed, T_NEAR);
+    L(last_part);
+    rows_ = last_rows;
+    column_pass(0, width);
+  }
+  rows_ = p_.reduce_length;
+  L(passed);
+  publish_partials(width, reds, not_last);
+  combine_partials(width, reds);
+}
+
+// The unit-part's totals to the launch's partials, [unit][part][reduction]
+// rows of stash_row_bytes(); then the unit's counter counts the part done
+// (lock xadd: a full barrier, so a part that reads the count also sees the
+// partials stored before it). partials_slot_ keeps where the unit's
+// partials start.
+template <class Vmm>
+void RowKernelGen<Vmm>::publish_partials(int64_t width, const std::vector<int32_t>& reds, Xbyak::Label& not_last) {
+  const int64_t parts = p_.column_parts, per_part = static_cast<int64_t>(reds.size()) * stash_row_bytes();
+  units_before(p_.outer.size() - 1);
+  mov(r11, rax);  // the unit
+  imul(rax, rax, static_cast<int>(parts * per_part));
+  mov(r10, qword[rdi + offsetof(LaunchArgs, partials)]);
+  add(rax, r10);
+  mov(qword[rsp + partials_slot_], rax);
+  mov(r9, qword[rsp + kIndex + 8 * static_cast<int>(p_.outer.size() - 1)]);  // the part
+  imul(r9, r9, static_cast<int>(per_part));
+  add(r9, rax);
+  each_vector(width, [&](bool) {
+    for (size_t i = 0; i < reds.size(); ++i) {
+      vmovups(scratch(0), stash_at(stash_slot_[reds[i]]));
+      vmovups(ptr[r9 + r8 * eb_ + static_cast<int>(i * stash_row_bytes())], scratch(0));
+    }
+  });
+  mov(r10, qword[rdi + offsetof(LaunchArgs, part_counts)]);
+  mov(eax, 1);
+  lock();
+  xadd(qword[r10 + r11 * 8], rax);
+  cmp(rax, static_cast<int>(parts - 1));
+  jne(not_last, T_NEAR);
+}
+
+// Each reduction's totals over the unit's partials, in part order, back
+// into its stash row, where the results pass reads them.
+template <class Vmm>
+void RowKernelGen<Vmm>::combine_partials(int64_t width, const std::vector<int32_t>& reds) {
+  const int64_t row = stash_row_bytes(), per_part = static_cast<int64_t>(reds.size()) * row;
+  mov(r9, qword[rsp + partials_slot_]);
+  each_vector(width, [&](bool) {
+    for (size_t i = 0; i < reds.size(); ++i) {
+      const int32_t r = reds[i];
+      vmovups(scratch(1), ptr[r9 + r8 * eb_ + static_cast<int>(i * row)]);
+      for (int64_t part = 1; part < p_.column_parts; ++part) {
+        vmovups(scratch(0), ptr[r9 + r8 * eb_ + static_cast<int>(part * per_part + i * row)]);
+        combine(s_.body[r].op, lanes(r), ops_, scratch(1), scratch(0), scratch(2));
+      }
+      vmovups(stash_at(stash_slot_[r]), scratch(1));
+    }
+  });
 }
 
 // Pass p down the R rows of the unit: computes per element what the
@@ -240,10 +320,10 @@ void RowKernelGen<Vmm>::column_pass(int p, int64_t width) {
     fold_column_blocks(width, sums);
     L(skip);
   }
-  mov(rax, p_.reduce_length);
+  mov(rax, rows_);
   cmp(qword[rsp + count_slot_], rax);
   jl(row, T_NEAR);
-  if (!sums.empty() && p_.reduce_length % kColumnBlock != 0) fold_column_blocks(width, sums);
+  if (!sums.empty() && rows_ % kColumnBlock != 0) fold_column_blocks(width, sums);
 }
 
 // Steps the pointers of the inputs and of the pass's Full outputs to the

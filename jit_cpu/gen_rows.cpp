@@ -110,7 +110,7 @@ void RowKernelGen<Vmm>::tiled_row_body() {
 template <class Vmm>
 void RowKernelGen<Vmm>::row_pointers() {
   input_pointers();
-  if (p_.row_tile > 0) tile_start(p_.row_tile);  // outputs are dense over [O..., L]
+  if (p_.row_tile > 0) tile_start(p_.row_tile, p_.outer.size() - 1);  // outputs are dense over [O..., L]
   for (size_t k = 0; k < s_.outputs.size(); ++k) {
     const KernelOutput& o = s_.outputs[k];
     if (p_.row_tile > 0) {
@@ -125,24 +125,25 @@ void RowKernelGen<Vmm>::row_pointers() {
   }
 }
 
-// rax = the flat index of the outer index over all outer axes but the last.
+// rax = the flat index of the outer index over its first `axes` axes.
 template <class Vmm>
-void RowKernelGen<Vmm>::units_before() {
+void RowKernelGen<Vmm>::units_before(size_t axes) {
   xor_(rax, rax);
-  for (int d = 0; d + 1 < static_cast<int>(p_.outer.size()); ++d) {
+  for (int d = 0; d < static_cast<int>(axes); ++d) {
     imul(rax, rax, static_cast<int>(p_.outer[d]));
     add(rax, qword[rsp + kIndex + 8 * d]);
   }
 }
 
 // r11 = rax = the element at which tile (o, t) of `tile` elements starts
-// in a buffer dense over [O..., L]: o L + t tile, the last outer axis
-// counting tiles (Note [Row tiles], Note [Column reductions]).
+// in a buffer dense over [O..., L]: o L + t tile, outer axis `axis`
+// counting tiles and the axes before it o (Note [Row tiles], Note [Column
+// reductions]).
 template <class Vmm>
-void RowKernelGen<Vmm>::tile_start(int64_t tile) {
-  units_before();
+void RowKernelGen<Vmm>::tile_start(int64_t tile, size_t axis) {
+  units_before(axis);
   imul(rax, rax, static_cast<int>(p_.row_length));
-  mov(r9, qword[rsp + kIndex + 8 * static_cast<int>(p_.outer.size() - 1)]);
+  mov(r9, qword[rsp + kIndex + 8 * static_cast<int>(axis)]);
   imul(r9, r9, static_cast<int>(tile));
   add(rax, r9);
   mov(r11, rax);

@@ -24,6 +24,11 @@ struct LaunchArgs {
   // of a word, then both as the 64-bit lane of a wide kernel (Note [Wide
   // kernels]: float64 bits of the value in its dtype, or a bool's mask).
   const uint64_t* values;
+  // Note [Split columns]: per unit and part, the part's per-column totals
+  // (CompiledKernel::partial_bytes() each), and per unit the parts done,
+  // zero at the launch.
+  std::byte* partials;
+  int64_t* part_counts;
 };
 
 // Runs rows [row_begin, row_end); `start_index` is row_begin's multi-index
@@ -47,16 +52,19 @@ class CompiledKernel {
   // stores] in gen_analysis.cpp): output buffers must be 64-byte aligned.
   bool streaming_stores() const { return streaming_stores_; }
   int64_t scratch_floats() const { return scratch_floats_; }
+  // Note [Split columns]: bytes of one unit-part's partials.
+  int64_t partial_bytes() const { return partial_bytes_; }
 
  protected:
   explicit CompiledKernel(RowPlan plan) : plan_(std::move(plan)) {}
   RowPlan plan_;
   bool streaming_stores_ = false;
   int64_t scratch_floats_ = 0;
+  int64_t partial_bytes_ = 0;
 };
 
 // Bump when generated code changes for the same spec: part of the cache key.
-inline constexpr int kCodegenVersion = 8;
+inline constexpr int kCodegenVersion = 9;
 
 // The generated kernel, or null with `why` set when the spec uses what the
 // generator does not emit yet (those specs run on the spec interpreter).

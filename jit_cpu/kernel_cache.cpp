@@ -91,7 +91,18 @@ void launch(const CompiledKernel& kernel, const KernelSpec& spec, std::span<cons
       values[4 * k + 2 + j] = wide_lane_bits(spec.inputs[k].dtype, inputs[k], j);
     }
   }
-  LaunchArgs args{in.data(), outputs.data(), values.data()};
+  LaunchArgs args{in.data(), outputs.data(), values.data(), nullptr, nullptr};
+  if (plan.column_parts > 1) {  // Note [Split columns]: partials, then one count per unit
+    const size_t units = static_cast<size_t>(plan.units());
+    const size_t partial_bytes = units * plan.column_parts * kernel.partial_bytes();
+    // The launching thread's, kept between launches: grown, never shrunk.
+    thread_local std::vector<uint64_t> partials;
+    partials.resize(std::max(partials.size(), (partial_bytes + 63) / 8 + units));
+    std::byte* base = reinterpret_cast<std::byte*>(partials.data());
+    args.partials = base + (64 - reinterpret_cast<uintptr_t>(base) % 64) % 64;  // vector rows, aligned
+    args.part_counts = reinterpret_cast<int64_t*>(args.partials + partial_bytes);
+    std::fill_n(args.part_counts, units, 0);
+  }
   if (kernel.streaming_stores())
     for (std::byte* o : outputs)
       BRAZE_CHECK(reinterpret_cast<uintptr_t>(o) % 64 == 0, "launch: an output buffer is not 64-byte aligned");

@@ -79,6 +79,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   size_t text_size() const { return k_.code_size(); }
   // Floats of per-thread scratch a launch must pass (Note [Stashed values]).
   int64_t stash_floats() const { return static_cast<int64_t>(max_stashes_) * stash_row_bytes() / 4; }
+  // Note [Split columns]: bytes of one unit-part's totals (a stash row per reduction).
+  int64_t partial_bytes() const {
+    return p_.column_parts > 1 ? static_cast<int64_t>(column_reductions().size()) * stash_row_bytes() : 0;
+  }
 
   // Note [Wide kernels]: a spec with a float64 input or value.
   static bool is_wide(const KernelSpec& spec) {
@@ -131,8 +135,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void row_pointers();
   void input_pointers();
   void output_pointer(size_t k);
-  void units_before();
-  void tile_start(int64_t tile);
+  void units_before(size_t axes);
+  void tile_start(int64_t tile, size_t axis);
   void set_tail_mask();
   void tiled_row_body();
   void next_row(int step);
@@ -178,9 +182,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   // --- column reductions (Note [Column reductions]): gen_columns.cpp ---------
 
   // Per reduction, its scratch rows: the running total (2i) and, for a sum,
-  // the current block (2i + 1). Note [Blocked sums] applies down a column:
-  // a block of kColumnBlock rows is summed apart, then added to the total.
-  static constexpr int kColumnBlock = 64;
+  // the current block (2i + 1) of kColumnBlock rows (row_plan.h).
 
   std::vector<int32_t> column_reductions() const;
   void check_columns();
@@ -194,6 +196,9 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void next_row_down(const Pass& down);
   void column_unit(int64_t width, const std::vector<int32_t>& reds);
   void column_pass(int p, int64_t width);
+  void split_column_pass(int64_t width, const std::vector<int32_t>& reds, Xbyak::Label& not_last);
+  void publish_partials(int64_t width, const std::vector<int32_t>& reds, Xbyak::Label& not_last);
+  void combine_partials(int64_t width, const std::vector<int32_t>& reds);
   void unit_constants(int st);
   void unit_results(int st);
   Xbyak::Address unit_value_at(int slot);
@@ -332,6 +337,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   int stashes_ = 0, max_stashes_ = 0;
   int64_t width_ = p_.row_width();  // elements of the row a pass covers (a tile's, for a column plan)
   int count_slot_ = 0;             // column plans: rows of R done, then Note [Column reductions]'s counters
+  int partials_slot_ = 0;          // Note [Split columns]: where the unit's partials start
+  int64_t rows_ = p_.reduce_length;  // rows of R a column pass walks (a part's, when R is split)
   bool stash_ok_ = true;
   bool stream_ = false;  // Note [Streaming stores]
   // Note [Tiled transposes]: per input its tile (or -1), the number of

@@ -7,10 +7,33 @@ namespace braze::jit {
 int64_t RowPlan::rows() const { return numel(outer); }
 
 int64_t RowPlan::elements() const {
-  if (columns) return rows() * column_tile * reduce_length;
+  if (columns) return units() * column_tile * reduce_length;
   if (row_tile > 0) return rows() / outer.back() * row_length;
   return rows() * row_length;
 }
+
+namespace {
+
+// Note [Split columns]: whether a column plan's kernel is one pass of float
+// sums, products, maxima and minima, nothing reading their totals but the
+// per-unit results.
+bool one_pass_of_float_reductions(const KernelSpec& spec) {
+  auto reduction = [](const KernelOp& op) { return is_reduce(op.op) && !op.attr.ints.empty(); };
+  std::vector<bool> after_total(spec.body.size(), false);  // reads a total
+  for (size_t v = 0; v < spec.body.size(); ++v) {
+    const KernelOp& op = spec.body[v];
+    for (int32_t a : op.args) after_total[v] = after_total[v] || after_total[a];
+    if (!reduction(op)) continue;
+    bool float_fold = op.op == Op::Sum || op.op == Op::Prod || op.op == Op::Max || op.op == Op::Min;
+    if (after_total[v] || !float_fold || !is_float(op.dtype)) return false;
+    after_total[v] = true;
+  }
+  for (const KernelOutput& o : spec.outputs)
+    if (o.space == Space::Full && after_total[o.value]) return false;
+  return true;
+}
+
+}  // namespace
 
 RowPlan plan_rows(const KernelSpec& spec) {
   const Shape& d = spec.domain;
@@ -87,6 +110,20 @@ RowPlan plan_rows(const KernelSpec& spec) {
   if (plan.columns)
     for (const KernelOutput& o : spec.outputs)
       plan.full_outputs.push_back(o.space == Space::Full ? access(View::contiguous(d), Space::Full) : RowPlan::Access{});
+  // Note [Split columns]
+  const int64_t R = plan.reduce_length;
+  if (plan.columns && !plan.reduces && plan.reduce_extents.size() == 1 && plan.rows() < kColumnParts &&
+      R >= 2 * kMinPartRows && one_pass_of_float_reductions(spec)) {
+    int64_t per = (R + kColumnParts - 1) / kColumnParts;
+    plan.part_rows = (std::max(per, kMinPartRows) + kColumnBlock - 1) / kColumnBlock * kColumnBlock;
+    plan.column_parts = (R + plan.part_rows - 1) / plan.part_rows;
+    plan.outer.push_back(plan.column_parts);
+    auto part_stride = [&](RowPlan::Access& a) {
+      a.outer_strides.push_back(a.reduce_strides.empty() ? 0 : a.reduce_strides[0] * plan.part_rows);
+    };
+    for (RowPlan::Access& a : plan.inputs) part_stride(a);
+    for (RowPlan::Access& a : plan.full_outputs) part_stride(a);
+  }
   return plan;
 }
 

@@ -162,6 +162,53 @@ TEST(JitCpu, ColumnReductionsAtEveryTileAndBlockEdge) {
   EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
 }
 
+// The plan of the one kernel that computes `t`.
+jit::RowPlan plan_of(const Tensor& t) {
+  Schedule s = make_schedule(lower(std::vector<Tensor>{t}).graph);
+  EXPECT_EQ(s.steps.size(), 1u);
+  return jit::plan_rows(s.steps[0].spec);
+}
+
+// Note [Split columns]: few units and many rows split R into parts whose
+// totals the last part to finish combines, at every part and tile edge,
+// with a Full output beside, NaN rows, half outputs; the same bits however
+// the threads finish.
+TEST(JitCpu, ColumnReductionsSplitAcrossParts) {
+  for (int64_t rows : {512, 513, 1000, 4103}) {
+    for (int64_t cols : {7, 16, 1000, 9000}) {
+      if (rows * cols > 5000000) continue;
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      Tensor x = random_tensor({rows, cols}, 40), b = random_tensor({cols}, 41);
+      ASSERT_GT(plan_of(sum(x, Axes{{0}})).column_parts, 1);
+      // float32 sums of R terms: their error grows like sqrt(R) (blocked).
+      const double tol = 1e-5 * std::sqrt(static_cast<double>(rows) / 64);
+      Checked c = check({sum(x, Axes{{0}}), max(x * 2.0, Axes{{0}}) + b, mean(exp(x), Axes{{0}}),
+                         prod(x * 0.01 + 1.0, Axes{{0}}), min(x, Axes{{0}}), x * 3.0},
+                        tol);
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+      check({astype(sum(x, Axes{{0}}), DType::Float16)}, 1e-3);
+    }
+  }
+  Tensor batched = random_tensor({3, 700, 20}, 42);
+  ASSERT_GT(plan_of(sum(batched, Axes{{1}})).column_parts, 1);
+  std::vector<float> v(600 * 9, 1.0f);
+  v[5 * 9 + 2] = std::nanf("");
+  v[590 * 9 + 4] = INFINITY;
+  Tensor special = from_vector<float>(v, {600, 9});
+  Checked c = check({sum(batched, Axes{{1}}), max(transpose(batched, {{1, 0, 2}}), Axes{{0}}), sum(special, Axes{{0}}),
+                     max(special, Axes{{0}}), min(special, Axes{{0}})},
+                    1e-5);
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  // Which thread finishes last varies from run to run; the bits do not.
+  Tensor x = random_tensor({4096, 64}, 43);
+  realize({x});
+  for (jit::Isa isa : isas()) {
+    std::vector<float> first = run_single_kernel<float>(sum(exp(x), Axes{{0}}), isa);
+    for (int run = 0; run < 20; ++run)
+      ASSERT_EQ(run_single_kernel<float>(sum(exp(x), Axes{{0}}), isa), first) << "run " << run;
+  }
+}
+
 TEST(JitCpu, HalfAndBoolInputsAndOutputs) {
   Tensor x = random_tensor({5, 33}, 3);
   for (DType t : {DType::Float16, DType::BFloat16}) {
