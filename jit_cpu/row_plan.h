@@ -22,8 +22,9 @@ namespace braze::jit {
 // vector of partial results per column in scratch memory, so every input
 // is still read in contiguous rows. The kept axes O..., O'... are the
 // units' index, in order, so the outputs are dense over them. Columns are
-// cut into tiles of kColumnTile so that threads share the work even when
-// there are few kept rows: `outer` is [O..., O'..., number of tiles]. A
+// cut into tiles of kColumnTile, which bounds the scratch a unit needs:
+// `outer` is [O..., O'..., number of tiles] (and the parts of Note [Split
+// columns], when there are few units). A
 // value computed from the per-column results and used per element again
 // (x - x.mean(0), batch normalisation) takes another pass down R: pass p
 // feeds the reductions of stage-p values and stores the Full outputs of
