@@ -51,7 +51,7 @@ void RowKernelGen<Vmm>::loop_pass(Pass pass, bool prefetch_next_row) {
     vmovaps(vr(acc), start_value(r));
     if (s_.body[r].op == Op::Sum) {
       int total = alloc();
-      vmovaps(vr(total), minus_zero());
+      vmovaps(vr(total), sum_zero(r));
       pass.total[r] = total;
     }
   }

@@ -9,24 +9,34 @@
 
 namespace braze::jit::detail {
 
+namespace {
+
+// A reduction along the row of a row plan (not a column plan).
+bool reduces_row(const KernelOp& op, const RowPlan& p) {
+  return is_reduce(op.op) && !op.attr.ints.empty() && p.reduces && !p.columns;
+}
+
+}  // namespace
+
 // Note [Integer sums]
-// NumPy sums integers and bools into int64, which has no lanes. A row sum
-// of integer lanes that is only stored (a count of trues, x.sum(-1) of
-// int8) is still generated: it accumulates V/2 int64 lanes, each 32-bit
-// lane sign-extended into them, and adds those up in a general register.
-// Anything that computes with an int64 (even sum + 1), products and
-// column sums run on the spec interpreter.
+// NumPy sums integers and bools into int64, whose values live in the Long
+// lanes of wide kernels (Note [Wide kernels]): products, column sums,
+// sum + 1 and sums of int64 are wide. A row sum of 32-bit integer lanes
+// that is only stored (a count of trues, x.sum(-1) of int8) stays in a
+// 32-bit kernel, which reads twice the elements per vector: it
+// accumulates V/2 int64 lanes, each 32-bit lane sign-extended into them,
+// and adds those up in a general register.
 template <class Vmm>
-bool RowKernelGen<Vmm>::int64_row_total(int32_t v) const {
-  const KernelOp& op = s_.body[v];
+bool RowKernelGen<Vmm>::int64_row_total(const KernelSpec& s, const RowPlan& p, int32_t v) {
+  const KernelOp& op = s.body[v];
   if (op.dtype != DType::Int64) return false;
-  bool sum = op.op == Op::Sum && !p_.columns && reduces(op) && lanes_of(s_.body[op.args[0]].dtype);
-  bool copy = op.op == Op::Copy && int64_row_total(op.args[0]);
-  if (!sum && !copy && !arg_reduction(v)) return false;
-  for (const KernelOp& user : s_.body)  // a copy (a reshape's) is checked on its own
+  bool sum = op.op == Op::Sum && reduces_row(op, p) && lanes_of(s.body[op.args[0]].dtype);
+  bool copy = op.op == Op::Copy && int64_row_total(s, p, op.args[0]);
+  if (!sum && !copy && !arg_reduction(s, p, v)) return false;
+  for (const KernelOp& user : s.body)  // a copy (a reshape's) is checked on its own
     if (user.op != Op::Copy && std::count(user.args.begin(), user.args.end(), v)) return false;
-  for (const KernelOutput& o : s_.outputs)
-    if (o.value == v && stored_per_element(o)) return false;
+  for (const KernelOutput& o : s.outputs)
+    if (o.value == v && (o.space == Space::Full || !p.reduces)) return false;  // stored per element
   return true;
 }
 
@@ -38,10 +48,10 @@ bool RowKernelGen<Vmm>::int64_row_total(int32_t v) const {
 // the best lane, the lowest index among equals. The int64 result is only
 // stored (Note [Integer sums]).
 template <class Vmm>
-bool RowKernelGen<Vmm>::arg_reduction(int32_t v) const {
-  const KernelOp& op = s_.body[v];
-  return (op.op == Op::ArgMax || op.op == Op::ArgMin) && !p_.columns && reduces(op) &&
-         lanes_of(s_.body[op.args[0]].dtype) == Lanes::Float && fits_int32(p_.row_length + V);
+bool RowKernelGen<Vmm>::arg_reduction(const KernelSpec& s, const RowPlan& p, int32_t v) {
+  const KernelOp& op = s.body[v];
+  return (op.op == Op::ArgMax || op.op == Op::ArgMin) && reduces_row(op, p) &&
+         lanes_of(s.body[op.args[0]].dtype) == Lanes::Float && fits_int32(p.row_length + 16);
 }
 
 // The identity of reduction r, as the bits of a lane.
@@ -66,23 +76,35 @@ uint32_t RowKernelGen<Vmm>::identity(int32_t r) const {
       if (op == Op::Max) return 0;
       if (op == Op::Min) return 0xffffffffu;
       break;
-    case Lanes::Double: break;  // identity_value
+    case Lanes::Double:
+    case Lanes::Long: break;  // identity_value
   }
   throw Unsupported("the reduction " + std::string(info(op).name));
 }
 
-// The identity of reduction r in every lane (float64 ones in wide kernels).
+// The identity of reduction r in every lane (64-bit ones in wide kernels).
 template <class Vmm>
 Xbyak::Address RowKernelGen<Vmm>::identity_value(int32_t r) {
+  const Op op = s_.body[r].op;
+  if (lanes(r) == Lanes::Long) {
+    switch (op) {
+      case Op::Sum: return k_.bits64(0);
+      case Op::Prod: return k_.bits64(1);
+      case Op::Max: return k_.bits64(uint64_t{1} << 63);
+      case Op::Min: return k_.bits64(~uint64_t{0} >> 1);
+      default: break;
+    }
+  }
   if (lanes(r) != Lanes::Double) return k_.bits_of(identity(r));
-  switch (s_.body[r].op) {
+  switch (op) {
     case Op::Sum: return k_.f64(-0.0);
     case Op::Prod: return k_.f64(1.0);
     case Op::Max: return k_.f64(-INFINITY);
     case Op::Min: return k_.f64(INFINITY);
     default: break;
   }
-  throw Unsupported("the reduction " + std::string(info(s_.body[r].op).name) + " of float64 values");
+  throw Unsupported("the reduction " + std::string(info(op).name) + " in " + std::string(name(widest(lanes(r)))) +
+                    " lanes");
 }
 
 // What an accumulator starts from: the identity, except that an empty
@@ -95,8 +117,14 @@ Xbyak::Address RowKernelGen<Vmm>::start_value(int32_t r) {
 }
 
 template <class Vmm>
-void RowKernelGen<Vmm>::accumulate(Pass& pass, int32_t r, const Vmm& x, bool tail) {
+void RowKernelGen<Vmm>::accumulate(Pass& pass, int32_t r, const Vmm& in, bool tail) {
   Op op = s_.body[r].op;
+  Vmm x = in;
+  const int32_t a = s_.body[r].args[0];
+  if (wide_ && lanes(a) != lanes(r)) {  // bools summed: 0 and 1 in Long lanes
+    convert_wide(scratch(4), in, s_.body[a].dtype, s_.body[r].dtype);
+    x = scratch(4);
+  }
   if (p_.columns) {
     accumulate_column(r, x);
     return;
@@ -122,7 +150,7 @@ void RowKernelGen<Vmm>::accumulate(Pass& pass, int32_t r, const Vmm& x, bool tai
       vblendvps(v, v, x, scratch(1));
     }
   }
-  combine(op, lanes(r), ops_, acc, v, scratch(2));
+  combine(op, lanes(r), ops_, acc, v, scratch(2), scratch(3));
 }
 
 // Note [Arg reductions]: best/index take x and its indices (r8 + lane)
@@ -191,8 +219,8 @@ void RowKernelGen<Vmm>::flush_sums(Pass& pass) {
   test(r8, static_cast<int>(kSumBlock - 1));
   jnz(skip, T_NEAR);
   for (auto [r, total] : pass.total) {
-    add_floats(vr(total), vr(total), vr(pass.acc[r]));
-    vmovaps(vr(pass.acc[r]), minus_zero());
+    add_sum(r, vr(total), vr(total), vr(pass.acc[r]));
+    vmovaps(vr(pass.acc[r]), sum_zero(r));
   }
   L(skip);
 }
@@ -243,7 +271,7 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
     return;
   }
   if (pass.total.count(r)) {
-    add_floats(vr(acc), vr(acc), vr(pass.total[r]));
+    add_sum(r, vr(acc), vr(acc), vr(pass.total[r]));
     release(pass.total[r]);
   }
   reduce_lanes(r, vr(acc));
@@ -254,13 +282,13 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
 template <class Vmm>
 void RowKernelGen<Vmm>::reduce_lanes(int32_t r, const Vmm& acc) {
   vmovups(ptr[rsp + kBounce], acc);
-  Xbyak::Xmm a(0), b(1), s(2);
+  Xbyak::Xmm a(0), b(1), s(2), s2(3);
   VectorOps<Xbyak::Xmm> x(*this, k_);
   if (wide_) {  // 64-bit lanes
     vmovsd(a, qword[rsp + kBounce]);
     for (int i = 1; i < V; ++i) {
       vmovsd(b, qword[rsp + kBounce + 8 * i]);
-      combine(s_.body[r].op, lanes(r), x, a, b, s);
+      combine(s_.body[r].op, lanes(r), x, a, b, s, s2);
     }
     vbroadcastsd(acc, a);
     return;
@@ -268,7 +296,7 @@ void RowKernelGen<Vmm>::reduce_lanes(int32_t r, const Vmm& acc) {
   vmovss(a, dword[rsp + kBounce]);
   for (int i = 1; i < V; ++i) {
     vmovss(b, dword[rsp + kBounce + 4 * i]);
-    combine(s_.body[r].op, lanes(r), x, a, b, s);
+    combine(s_.body[r].op, lanes(r), x, a, b, s, s2);
   }
   vbroadcastss(acc, a);
 }

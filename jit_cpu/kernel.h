@@ -22,7 +22,8 @@ struct LaunchArgs {
   // the 32-bit lane it fills (Note [Lanes] in lanes.h: float32 bits, an
   // int32 wrapped to the input's dtype, or a bool's mask) in the low half
   // of a word, then both as the 64-bit lane of a wide kernel (Note [Wide
-  // kernels]: float64 bits of the value in its dtype, or a bool's mask).
+  // kernels]: float64 bits of the value in its dtype, an integer as its
+  // int64, or a bool's mask).
   const uint64_t* values;
 };
 
@@ -56,7 +57,7 @@ class CompiledKernel {
 };
 
 // Bump when generated code changes for the same spec: part of the cache key.
-inline constexpr int kCodegenVersion = 8;
+inline constexpr int kCodegenVersion = 9;
 
 // The generated kernel, or null with `why` set when the spec uses what the
 // generator does not emit yet (those specs run on the spec interpreter).
