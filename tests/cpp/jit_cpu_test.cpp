@@ -196,7 +196,7 @@ TEST(JitCpu, RandomGraphsMatchTheReference) {
   const uint32_t graphs = testing::fuzz_graphs(500);
   for (uint32_t seed = testing::fuzz_first(); seed < testing::fuzz_first() + graphs; ++seed) {
     std::vector<Array> inputs;
-    Graph g = testing::RandomGraph(seed, /*well_conditioned=*/true, /*float64_too=*/true).build(inputs);
+    Graph g = testing::RandomGraph(seed, {.well_conditioned = true, .float64_too = true, .int64_too = true}).build(inputs);
     SCOPED_TRACE("seed " + std::to_string(seed));
     Schedule s = make_schedule(g);
     for (jit::Isa isa : isas()) {
