@@ -100,7 +100,9 @@ void RowKernelGen<Vmm>::check_supported() {
 // kernel does (correctly rounded ops, casts), and of the math functions:
 // their float64 versions (<= 2 ulp of float64) rounded once are within
 // 0.5 ulp + 2^-28 of the exact float32 result, closer than the float32
-// versions' bounds. Integer results of any op that has Long lanes.
+// versions' bounds; float32 sums and products along the row, accumulated
+// in float64 as the reference does in double and rounded once. Integer
+// results of any op that has Long lanes.
 template <class Vmm>
 void RowKernelGen<Vmm>::check_wide() {
   auto narrow_float = [](DType t) { return t == DType::Float16 || t == DType::BFloat16; };
@@ -119,11 +121,16 @@ void RowKernelGen<Vmm>::check_wide() {
     const KernelOp& op = s_.body[v];
     if (op.op == Op::Input) continue;
     const DType t = op.dtype;
-    if (reduces(op) && is_float(t) && t != DType::Float64)
-      throw Unsupported("reductions to " + std::string(name(t)) + " in wide kernels");
+    if (reduces(op)) {
+      if ((op.op == Op::ArgMax || op.op == Op::ArgMin) && !arg_reduction(static_cast<int32_t>(v)))
+        throw Unsupported("argmax/argmin other than along the row");
+      if (t == DType::Float32 && p_.columns) throw Unsupported("float32 reductions down columns in wide kernels");
+      if (narrow_float(t)) throw Unsupported("reductions to " + std::string(name(t)) + " in wide kernels");
+      continue;  // a float32 one rounds once (finish_reduction)
+    }
     if (t != DType::Float32 && !narrow_float(t)) continue;
     auto listed = [&](auto& list) { return std::find(std::begin(list), std::end(list), op.op) != std::end(list); };
-    if (t != DType::Float32 || reduces(op) || !(listed(kAsTheReference) || listed(kMathOfFloat32)))
+    if (t != DType::Float32 || !(listed(kAsTheReference) || listed(kMathOfFloat32)))
       throw Unsupported("the op " + std::string(info(op.op).name) + " to " + std::string(name(t)) + " in wide kernels");
   }
 }

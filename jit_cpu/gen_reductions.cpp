@@ -1,5 +1,6 @@
-// Reductions along the row: accumulators, blocked sums, integer sums, arg
-// reductions, and the horizontal step that makes a row constant.
+// Reductions along the row: accumulators, blocked sums, integer sums, and the
+// horizontal step that makes a row constant (arg reductions:
+// gen_arg_reductions.cpp).
 #include <array>
 #include <bit>
 #include <cmath>
@@ -32,26 +33,13 @@ bool RowKernelGen<Vmm>::int64_row_total(const KernelSpec& s, const RowPlan& p, i
   if (op.dtype != DType::Int64) return false;
   bool sum = op.op == Op::Sum && reduces_row(op, p) && lanes_of(s.body[op.args[0]].dtype);
   bool copy = op.op == Op::Copy && int64_row_total(s, p, op.args[0]);
-  if (!sum && !copy && !arg_reduction(s, p, v)) return false;
+  bool arg = arg_reduction(s, p, v) && lanes_of(s.body[op.args[0]].dtype) == Lanes::Float;
+  if (!sum && !copy && !arg) return false;
   for (const KernelOp& user : s.body)  // a copy (a reshape's) is checked on its own
     if (user.op != Op::Copy && std::count(user.args.begin(), user.args.end(), v)) return false;
   for (const KernelOutput& o : s.outputs)
     if (o.value == v && (o.space == Space::Full || !p.reduces)) return false;  // stored per element
   return true;
-}
-
-// Note [Arg reductions]
-// argmax/argmin along the row of float lanes: each lane keeps its best
-// value and that value's index (int32 lanes); a lane takes a new element
-// when it is better, or NaN while the best is not (NaN wins, as in NumPy),
-// so within a lane the first of equals stays. The horizontal step picks
-// the best lane, the lowest index among equals. The int64 result is only
-// stored (Note [Integer sums]).
-template <class Vmm>
-bool RowKernelGen<Vmm>::arg_reduction(const KernelSpec& s, const RowPlan& p, int32_t v) {
-  const KernelOp& op = s.body[v];
-  return (op.op == Op::ArgMax || op.op == Op::ArgMin) && reduces_row(op, p) &&
-         lanes_of(s.body[op.args[0]].dtype) == Lanes::Float && fits_int32(p.row_length + 16);
 }
 
 // The identity of reduction r, as the bits of a lane.
@@ -121,8 +109,10 @@ void RowKernelGen<Vmm>::accumulate(Pass& pass, int32_t r, const Vmm& in, bool ta
   Op op = s_.body[r].op;
   Vmm x = in;
   const int32_t a = s_.body[r].args[0];
-  if (wide_ && lanes(a) != lanes(r)) {  // bools summed: 0 and 1 in Long lanes
-    convert_wide(scratch(4), in, s_.body[a].dtype, s_.body[r].dtype);
+  // Bools summed or compared by an argmax: 0 and 1 in Long lanes. (An
+  // argmax's numbers are compared as they are.)
+  if (wide_ && lanes(a) != lanes(r) && (lanes(a) == Lanes::Mask || !arg_reduction(r))) {
+    convert_wide(scratch(4), in, s_.body[a].dtype, DType::Int64);
     x = scratch(4);
   }
   if (p_.columns) {
@@ -131,7 +121,7 @@ void RowKernelGen<Vmm>::accumulate(Pass& pass, int32_t r, const Vmm& in, bool ta
   }
   Vmm acc = vr(pass.acc[r]);
   if (arg_reduction(r)) {
-    accumulate_arg(op, acc, vr(pass.index[r]), x, tail);
+    accumulate_arg(r, acc, vr(pass.index[r]), x, tail);
     return;
   }
   if (int64_row_total(r)) {
@@ -151,62 +141,6 @@ void RowKernelGen<Vmm>::accumulate(Pass& pass, int32_t r, const Vmm& in, bool ta
     }
   }
   combine(op, lanes(r), ops_, acc, v, scratch(2), scratch(3));
-}
-
-// Note [Arg reductions]: best/index take x and its indices (r8 + lane)
-// where x is better.
-template <class Vmm>
-void RowKernelGen<Vmm>::accumulate_arg(Op op, const Vmm& best, const Vmm& index, const Vmm& x, bool tail) {
-  const Vmm take = scratch(0), s = scratch(1);
-  ops_.cmp(take, x, best, op == Op::ArgMax ? Ops::Gt : Ops::Lt);
-  ops_.cmp(s, x, x, Ops::Unord);
-  vorps(take, take, s);
-  ops_.cmp(s, best, best, Ops::Eq);  // the best is not NaN
-  vandps(take, take, s);
-  if (tail) vandps(take, take, tail_mask());
-  vmovq(Xbyak::Xmm(s.getIdx()), r8);
-  vpbroadcastd(s, Xbyak::Xmm(s.getIdx()));
-  std::array<uint32_t, 16> iota{};
-  for (uint32_t i = 0; i < 16; ++i) iota[i] = i;
-  vpaddd(s, s, k_.lanes(iota));
-  ops_.blend(index, index, s, take);
-  ops_.blend(best, best, x, take);
-}
-
-// The best lane of best/index: NaN first, then the better value, then
-// the lower index. Leaves the index in eax.
-template <class Vmm>
-void RowKernelGen<Vmm>::finish_arg(Op op, const Vmm& best, const Vmm& index) {
-  vmovups(ptr[rsp + kBounce], best);
-  vmovups(ptr[rsp + kBounce + 4 * V], index);
-  const Xbyak::Xmm a(0), b(1);
-  vmovss(a, dword[rsp + kBounce]);
-  mov(eax, dword[rsp + kBounce + 4 * V]);
-  for (int i = 1; i < V; ++i) {
-    Xbyak::Label take, keep, b_nan, equal;
-    vmovss(b, dword[rsp + kBounce + 4 * i]);
-    mov(r9d, dword[rsp + kBounce + 4 * V + 4 * i]);
-    vucomiss(b, b);
-    jp(b_nan);
-    vucomiss(a, a);
-    jp(keep);                                   // a is NaN, b is not
-    vucomiss(b, a);
-    je(equal);
-    if (op == Op::ArgMax) ja(take);
-    else jb(take);
-    jmp(keep);
-    L(b_nan);
-    vucomiss(a, a);
-    jnp(take);                                  // b is NaN, a is not
-    L(equal);
-    cmp(r9d, eax);
-    jl(take);
-    jmp(keep);
-    L(take);
-    vmovaps(a, b);
-    mov(eax, r9d);
-    L(keep);
-  }
 }
 
 // Note [Blocked sums]: a row's sum accumulates kSumBlock elements per lane
@@ -250,12 +184,10 @@ void RowKernelGen<Vmm>::accumulate_int64(const Vmm& acc, const Vmm& x, Lanes l, 
 // reduce op's row constant.
 template <class Vmm>
 void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
-  Op op = s_.body[r].op;
   int acc = pass.acc[r];
   if (arg_reduction(r)) {  // the index, as an int64, broadcast
-    finish_arg(op, vr(acc), vr(pass.index[r]));
+    finish_arg(r, vr(acc), vr(pass.index[r]));
     release(pass.index[r]);
-    movsxd(rax, eax);
     vmovq(Xbyak::Xmm(0), rax);
     vpbroadcastq(vr(acc), Xbyak::Xmm(0));
     const_reg_[r] = acc;
@@ -275,6 +207,9 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
     release(pass.total[r]);
   }
   reduce_lanes(r, vr(acc));
+  // A float32 sum or product of a wide kernel, accumulated in float64 as
+  // the reference accumulates it in double, rounds once.
+  if (wide_ && s_.body[r].dtype == DType::Float32) convert_wide(vr(acc), vr(acc), DType::Float64, DType::Float32);
   const_reg_[r] = acc;
 }
 

@@ -203,7 +203,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   static bool int64_row_total(const KernelSpec& s, const RowPlan& p, int32_t v);
   static bool arg_reduction(const KernelSpec& s, const RowPlan& p, int32_t v);
   bool int64_row_total(int32_t v) const { return !wide_ && int64_row_total(s_, p_, v); }
-  bool arg_reduction(int32_t v) const { return !wide_ && arg_reduction(s_, p_, v); }
+  bool arg_reduction(int32_t v) const { return arg_reduction(s_, p_, v); }
 
   // acc = op(acc, x), a reduction's step, in lanes `l` of registers X (the
   // vector accumulators, or Xmm for the horizontal reduction); s and s2
@@ -269,12 +269,17 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   Xbyak::Address identity_value(int32_t r);
   Xbyak::Address start_value(int32_t r);
   void accumulate(Pass& pass, int32_t r, const Vmm& x, bool tail);
-  void accumulate_arg(Op op, const Vmm& best, const Vmm& index, const Vmm& x, bool tail);
-  void finish_arg(Op op, const Vmm& best, const Vmm& index);
   void flush_sums(Pass& pass);
   void accumulate_int64(const Vmm& acc, const Vmm& x, Lanes l, bool tail);
   void finish_reduction(Pass& pass, int32_t r);
   void reduce_lanes(int32_t r, const Vmm& acc);
+
+  // --- arg reductions: gen_arg_reductions.cpp --------------------------------
+
+  Lanes arg_lanes(int32_t r) const;
+  Xbyak::Address arg_start(int32_t r);
+  void accumulate_arg(int32_t r, const Vmm& best, const Vmm& index, const Vmm& x, bool tail);
+  void finish_arg(int32_t r, const Vmm& best, const Vmm& index);
 
   // --- loads and stores: gen_memory.cpp --------------------------------------
 

@@ -154,7 +154,7 @@ TEST(JitCpuInt64, ArangesAndScalars) {
 
 // Reductions with int64 results, and sums of int32, int8 and bools
 // promoted to int64 (NumPy's rule), along rows and down columns, with
-// further int64 arithmetic on them.
+// further int64 arithmetic on them; float32 ones beside int64 values.
 TEST(JitCpuInt64, ReductionsOverRowsAndColumns) {
   for (int64_t n : {1, 3, 4, 5, 7, 8, 9, 17, 33, 100}) {
     SCOPED_TRACE("length " + std::to_string(n));
@@ -171,6 +171,37 @@ TEST(JitCpuInt64, ReductionsOverRowsAndColumns) {
   }
   Tensor f = values_of(DType::Float32, {6, 40}, 7);
   expect_all_generated(check_both({sum(f > 0, Axes{{0}}), sum(f > 0, Axes{{-1}}) * 2, sum(astype(f, DType::Int64))}));
+  // float32 values of int64 ones summed along the row: accumulated in
+  // float64, rounded once, as the reference does; down a column they are
+  // interpreted (jit_cpu/README.md).
+  Tensor x = values_of(DType::Int64, {6, 40}, 8) % 1000;
+  for (const Tensor& y : {sum(x / 7, Axes{{-1}}), prod(x / 700, Axes{{-1}}), max(x / 7, Axes{{-1}}, true) + x,
+                          sum(arange(Scalar(int64_t{0}), Scalar(int64_t{1000})) / 2)})
+    expect_all_generated(check_both({y}));
+  Checked c = check_both({sum(x / 7, Axes{{0}})});
+  EXPECT_EQ(c.interpreted, 2) << ::testing::PrintToString(c.why);
+}
+
+// argmax/argmin along the row in wide kernels (Note [Arg reductions]):
+// of int64 and narrower integers and bools, of float64 (NaN wins, the
+// first of equals stays), and of float32 when the index is computed with
+// further; down a column they are interpreted.
+TEST(JitCpuInt64, ArgMaxAndArgMinAlongTheRow) {
+  for (int64_t n : {1, 3, 4, 5, 8, 9, 17, 33}) {
+    SCOPED_TRACE("length " + std::to_string(n));
+    for (DType t : {DType::Int64, DType::Int32, DType::Int8, DType::UInt8, DType::Bool, DType::Float64}) {
+      SCOPED_TRACE(name(t));
+      Tensor x = values_of(t, {7, n}, static_cast<uint32_t>(n));
+      expect_all_generated(check_both({argmax(x, -1), argmin(x, -1), argmax(transpose(x), -1) + 1}));
+      Tensor few = is_float(t) ? floor(x / 4.0) : x % 2;  // ties: the first of equals
+      if (t != DType::Bool) expect_all_generated(check_both({argmax(few, -1), argmin(few, -1)}));
+    }
+    Tensor f = values_of(DType::Float32, {7, n}, 9);
+    expect_all_generated(check_both({argmax(f, -1) * 2, argmin(f, -1) - argmax(f, -1)}));
+  }
+  Tensor equal = full({3, 40}, Scalar(int64_t{INT64_MIN}), DType::Int64);
+  realize({equal});
+  expect_all_generated(check_both({argmax(equal, -1), argmin(-equal - 1, -1)}));
 }
 
 }  // namespace

@@ -112,8 +112,11 @@ class RandomGraph {
         if (rank == 0) return g.apply(Op::Exp, {a});
         std::vector<int64_t> axes{pick(0, static_cast<int>(rank) - 1)};
         if (rank > 1 && coin(0.3)) axes = {0, rank - 1};
-        static constexpr Op reduce[] = {Op::Sum, Op::Max, Op::Min, Op::Prod};
-        NodeId r = g.apply(reduce[pick(0, integral() ? 3 : 2)], {a}, Attr{axes, {}});
+        // Int64 graphs: products too, and the indices of integers (exact,
+        // so that an ulp never moves an index).
+        static constexpr Op reduce[] = {Op::Sum, Op::Max, Op::Min, Op::Prod, Op::ArgMax, Op::ArgMin};
+        const int kinds = integral() ? (is_float(g[a].dtype) ? 4 : 6) : 3;
+        NodeId r = g.apply(reduce[pick(0, kinds - 1)], {a}, Attr{axes, {}});
         if (coin(0.5)) return r;
         Shape kept;
         for (int64_t d = 0; d < rank; ++d)
