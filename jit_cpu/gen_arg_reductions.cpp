@@ -50,7 +50,7 @@ void RowKernelGen<Vmm>::accumulate_arg(int32_t r, const Vmm& best, const Vmm& in
   const Vmm take = scratch(0), s = scratch(1);
   const bool max = s_.body[r].op == Op::ArgMax;
   if (arg_lanes(r) == Lanes::Long) {
-    longs_.cmp(take, x, best, max ? LongOps<Vmm>::Gt : LongOps<Vmm>::Lt);
+    ints_.cmp(take, x, best, max ? IntOps<Vmm>::Gt : IntOps<Vmm>::Lt, Width::k64);
   } else {
     ops_.cmp(take, x, best, max ? Ops::Gt : Ops::Lt, width());
     ops_.cmp(s, x, x, Ops::Unord, width());

@@ -53,9 +53,9 @@ void RowKernelGen<Vmm>::compute_op(const KernelOp& op, const Vmm& d, const std::
     else vmovaps(d, args[0]);
   } else {
     switch (in) {
-      case Lanes::Int: compute_int(op, d, args[0], args[1]); break;
+      case Lanes::Int:
+      case Lanes::Long: compute_int(op, d, args[0], args[1]); break;
       case Lanes::Float: compute_float(op, d, args[0], args[1]); break;
-      case Lanes::Long: compute_long(op, d, args[0], args[1]); break;
       case Lanes::Double: compute_double(op, d, args[0], args[1]); break;
       case Lanes::Mask: throw Unsupported("the op " + std::string(info(op.op).name) + " on bools");
     }
@@ -84,45 +84,6 @@ void RowKernelGen<Vmm>::fit(const Vmm& d, Lanes out, DType t) {
       return;
     case Lanes::Float: return;
   }
-}
-
-template <class Vmm>
-void RowKernelGen<Vmm>::compute_int(const KernelOp& op, const Vmm& d, const Vmm& a, const Vmm& b) {
-  const Vmm s0 = scratch(0), s1 = scratch(1), s2 = scratch(2), s3 = scratch(3);
-  using I = IntOps<Vmm>;
-  switch (op.op) {
-    case Op::Add: vpaddd(d, a, b); return;
-    case Op::Sub: vpsubd(d, a, b); return;
-    case Op::Mul: vpmulld(d, a, b); return;
-    case Op::Mod: ints_.mod(d, a, b, s0, s1, s2, s3); return;
-    case Op::Pow: ints_.pow(d, a, b, s0, s1, s2, s3); return;
-    case Op::Maximum: vpmaxsd(d, a, b); return;
-    case Op::Minimum: vpminsd(d, a, b); return;
-    case Op::Eq: ints_.cmp(d, a, b, I::Eq); return;
-    case Op::Ne: ints_.cmp(d, a, b, I::Ne); return;
-    case Op::Lt: ints_.cmp(d, a, b, I::Lt); return;
-    case Op::Le: ints_.cmp(d, a, b, I::Le); return;
-    case Op::Gt: ints_.cmp(d, a, b, I::Gt); return;
-    case Op::Ge: ints_.cmp(d, a, b, I::Ge); return;
-    case Op::Neg:
-      vxorps(s0, s0, s0);
-      vpsubd(d, s0, a);
-      return;
-    case Op::Abs: vpabsd(d, a); return;  // abs(INT32_MIN) wraps to itself, as the reference's
-    case Op::Sign: ints_.sign(d, a); return;
-    case Op::Square: vpmulld(d, a, a); return;
-    case Op::Relu:
-      vxorps(s0, s0, s0);
-      vpmaxsd(d, a, s0);
-      return;
-    case Op::Floor:
-    case Op::Ceil:
-    case Op::Round: vmovaps(d, a); return;  // integers are whole
-    case Op::IsNan:
-    case Op::IsInf: vxorps(d, d, d); return;
-    default: break;
-  }
-  throw Unsupported("the op " + std::string(info(op.op).name) + " on integers");
 }
 
 template <class Vmm>

@@ -98,7 +98,7 @@ void RowKernelGen<Vmm>::arange_wide(int32_t k, const Vmm& dst) {
   vpaddq(dst, dst, k_.lanes(lanes));
   mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
   vpbroadcastq(scratch(2), qword[r10 + 32 * k + 24]);
-  longs_.mul(dst, dst, scratch(2), scratch(0), scratch(1));
+  ints_.mul(dst, dst, scratch(2), scratch(0), scratch(1), Width::k64);
   vpbroadcastq(scratch(2), qword[r10 + 32 * k + 16]);
   vpaddq(dst, dst, scratch(2));
   longs_.wrap(dst, dst, DType::Int64, s_.inputs[k].dtype, scratch(0));

@@ -1,20 +1,21 @@
 // Emitters for Long lanes (Note [Wide kernels] in lanes.h): integers as the
 // int64 they are, 4 per ymm and 8 per zmm. AVX-512 (with DQ) has an
-// instruction for each; AVX2 lacks 64-bit multiply, max, min, abs,
-// arithmetic shift and conversions to and from float64, so those are
-// sequences here. Every function takes registers of type R (Xmm, Ymm or
-// Zmm; Xmm, for horizontal steps, takes the AVX2 forms), may clobber the
-// scratch registers it is given, and lets dst be an argument unless it says
-// otherwise.
+// instruction for each; AVX2 lacks 64-bit max, min, abs, arithmetic shift
+// and conversions to and from float64, so those are sequences here
+// (compares, multiply, the sign mask and power serve both widths in
+// IntOps, by a Width). Every function takes registers of type R (Xmm, Ymm
+// or Zmm; Xmm, for horizontal steps, takes the AVX2 forms), may clobber
+// the scratch registers it is given, and lets dst be an argument unless it
+// says otherwise.
 #pragma once
 
 #include <xbyak/xbyak.h>
 
-#include <array>
 #include <cstdint>
 #include <type_traits>
 
 #include "graph/dtype.h"
+#include "jit_cpu/int_ops.h"
 #include "jit_cpu/vector_ops.h"
 
 namespace braze::jit {
@@ -24,28 +25,7 @@ class LongOps {
  public:
   static constexpr bool kZmm = std::is_same_v<R, Xbyak::Zmm>;
 
-  LongOps(Xbyak::CodeGenerator& c, ConstantPool& k, VectorOps<R>& v) : c_(c), k_(k), v_(v) {}
-
-  enum Pred { Eq, Ne, Lt, Le, Gt, Ge };
-
-  // dst = 64-bit lane mask of (a pred b), signed.
-  void cmp(const R& dst, const R& a, const R& b, Pred p) {
-    if constexpr (kZmm) {
-      static constexpr uint8_t imm[] = {0, 4, 1, 2, 6, 5};  // vpcmpq: eq, ne, lt, le, nle, nlt
-      c_.vpcmpq(c_.k2, a, b, imm[p]);
-      c_.vpmovm2q(dst, c_.k2);
-    } else {
-      switch (p) {
-        case Eq: c_.vpcmpeqq(dst, a, b); return;
-        case Gt: c_.vpcmpgtq(dst, a, b); return;
-        case Lt: c_.vpcmpgtq(dst, b, a); return;
-        case Ne: c_.vpcmpeqq(dst, a, b); break;
-        case Le: c_.vpcmpgtq(dst, a, b); break;
-        case Ge: c_.vpcmpgtq(dst, b, a); break;
-      }
-      c_.vxorps(dst, dst, k_.bits_of(0xffffffff));  // the complement
-    }
-  }
+  LongOps(Xbyak::CodeGenerator& c, ConstantPool& k, VectorOps<R>& v) : c_(c), k_(k), ints_(c, k, v) {}
 
   // dst = lane mask of x != 0.
   void nonzero(const R& dst, const R& x) {
@@ -55,16 +35,6 @@ class LongOps {
     } else {
       c_.vpcmpeqq(dst, x, k_.bits_of(0));
       c_.vxorps(dst, dst, k_.bits_of(0xffffffff));
-    }
-  }
-
-  // dst = lane mask of x < 0: its sign bit, spread (vpsraq is AVX-512's).
-  void negative(const R& dst, const R& x) {
-    if constexpr (kZmm) {
-      c_.vpsraq(dst, x, 63);
-    } else {
-      c_.vpsrad(dst, x, 31);
-      c_.vpshufd(dst, dst, 0xf5);  // each high dword's sign into both halves
     }
   }
 
@@ -91,7 +61,7 @@ class LongOps {
     if constexpr (kZmm) {
       c_.vpabsq(dst, x);
     } else {
-      negative(s, x);
+      ints_.negative(s, x, Width::k64);
       c_.vpxor(dst, x, s);
       c_.vpsubq(dst, dst, s);  // (x ^ s) - s
     }
@@ -103,28 +73,9 @@ class LongOps {
       c_.vpmaxsq(dst, x, k_.bits64(~uint64_t{0}));
       c_.vpminsq(dst, dst, k_.bits64(1));
     } else {
-      negative(s, x);
+      ints_.negative(s, x, Width::k64);
       c_.vpcmpgtq(dst, x, k_.bits_of(0));
       c_.vpsubq(dst, s, dst);  // (x < 0 ? -1 : 0) - (x > 0 ? -1 : 0)
-    }
-  }
-
-  // The low 64 bits of a * b, which wrap as the reference's. AVX2 adds
-  // the two cross products of 32-bit halves, shifted, to the product of
-  // the low halves (vpmuludq multiplies the low 32 bits of each lane).
-  // s0 and s1 must not be dst, a or b.
-  void mul(const R& dst, const R& a, const R& b, const R& s0, const R& s1) {
-    if constexpr (kZmm) {
-      c_.vpmullq(dst, a, b);
-    } else {
-      c_.vpsrlq(s0, a, 32);
-      c_.vpmuludq(s0, s0, b);  // hi(a) lo(b)
-      c_.vpsrlq(s1, b, 32);
-      c_.vpmuludq(s1, s1, a);  // lo(a) hi(b)
-      c_.vpaddq(s0, s0, s1);
-      c_.vpsllq(s0, s0, 32);
-      c_.vpmuludq(dst, a, b);
-      c_.vpaddq(dst, dst, s0);
     }
   }
 
@@ -182,48 +133,13 @@ class LongOps {
       c_.vpsllvq(s2, s1, s2);
       c_.vpsrlvq(s1, s1, s0);
       c_.vpor(s1, s1, s2);                             // |x| truncated
-      negative(s0, x);
+      ints_.negative(s0, x, Width::k64);
       c_.vpxor(s1, s1, s0);
       c_.vpsubq(s1, s1, s0);                           // with x's sign
       c_.vandps(s2, x, k_.bits64(~uint64_t{0} >> 1));
       c_.vpcmpgtq(s2, s2, k_.bits64(0x43dfffffffffffff));  // |x| >= 2^63, or NaN
       c_.vblendvpd(dst, s1, k_.bits64(uint64_t{1} << 63), s2);
     }
-  }
-
-  // Integer power by squaring, wrapping, as fn::Pow: for b < 0 only a = 1
-  // and a = -1 are nonzero, and there a^b = a^(b & 1). dst must not be a
-  // or b; s are six scratch registers.
-  void pow(const R& dst, const R& a, const R& b, const std::array<R, 6>& s) {
-    const R &base = s[0], &e = s[1], &bit = s[2], &t = s[3];
-    c_.vmovaps(dst, k_.bits64(1));
-    c_.vmovaps(base, a);
-    negative(e, b);
-    c_.vandps(bit, b, k_.bits64(1));
-    v_.blend(e, b, bit, e, Width::k64);  // the exponent left
-    Xbyak::Label step;
-    c_.L(step);
-    c_.vpsllq(bit, e, 63);
-    negative(bit, bit);                  // its low bit, as a mask
-    mul(t, dst, base, s[4], s[5]);
-    v_.blend(dst, dst, t, bit, Width::k64);
-    mul(base, base, base, s[4], s[5]);
-    c_.vpsrlq(e, e, 1);
-    if constexpr (kZmm) {
-      c_.vptestmq(c_.k2, e, e);
-      c_.kortestb(c_.k2, c_.k2);
-    } else {
-      c_.vptest(e, e);
-    }
-    c_.jnz(step);
-    c_.vmovaps(t, k_.bits64(1));
-    cmp(base, a, t, Eq);
-    c_.vmovaps(t, k_.bits64(~uint64_t{0}));
-    cmp(t, a, t, Eq);
-    c_.vorps(base, base, t);  // a is 1 or -1
-    negative(t, b);
-    c_.vandnps(t, base, t);   // b < 0 and a is neither: 0
-    c_.vandnps(dst, t, dst);
   }
 
  private:
@@ -246,7 +162,7 @@ class LongOps {
 
   Xbyak::CodeGenerator& c_;
   ConstantPool& k_;
-  VectorOps<R>& v_;
+  IntOps<R> ints_;
 };
 
 }  // namespace braze::jit

@@ -228,7 +228,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         LongOps<X> n(*this, k_, f);
         switch (op) {
           case Op::Sum: vpaddq(acc, acc, x); return;
-          case Op::Prod: n.mul(acc, acc, x, s, s2); return;
+          case Op::Prod: IntOps<X>(*this, k_, f).mul(acc, acc, x, s, s2, Width::k64); return;
           case Op::Max: n.max(acc, acc, x, s); return;
           case Op::Min: n.min(acc, acc, x, s); return;
           default: break;
@@ -322,19 +322,21 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void compute_op(const KernelOp& op, const Vmm& d, const std::array<Vmm, 3>& regs);
 
   void fit(const Vmm& d, Lanes out, DType t);
-  void compute_int(const KernelOp& op, const Vmm& d, const Vmm& a, const Vmm& b);
   void compute_float(const KernelOp& op, const Vmm& d, const Vmm& x, const Vmm& y);
   Vmm truth(const Vmm& x, DType t, const Vmm& s);
   void convert(const Vmm& d, const Vmm& x, DType from, DType to);
   void round_float(const Vmm& d, const Vmm& x, DType t);
 
-  // --- element-wise ops of wide kernels: gen_wide.cpp, gen_long.cpp ----------
+  // --- element-wise ops of integer lanes, 32- or 64-bit: gen_integers.cpp ---
+
+  void compute_int(const KernelOp& op, const Vmm& d, const Vmm& a, const Vmm& b);
+  void mod_long(const Vmm& d, const Vmm& a, const Vmm& b);
+
+  // --- element-wise ops of wide kernels: gen_wide.cpp ------------------------
 
   void compute_double(const KernelOp& op, const Vmm& d, const Vmm& x, const Vmm& y);
   Vmm truth_wide(const Vmm& x, DType t, const Vmm& s);
   void convert_wide(const Vmm& d, const Vmm& x, DType from, DType to);
-  void compute_long(const KernelOp& op, const Vmm& d, const Vmm& a, const Vmm& b);
-  void mod_long(const Vmm& d, const Vmm& a, const Vmm& b);
 
   const KernelSpec& s_;
   const RowPlan& p_;

@@ -21,6 +21,7 @@ namespace {
 
 using testing::check_both;
 using testing::Checked;
+using testing::expect_all_generated;
 using testing::in_layout;
 using testing::kLayoutNames;
 using testing::kLayouts;
@@ -113,11 +114,6 @@ TEST(JitCpuDtypes, EveryElementwiseOpOnFloat64InEveryLayout) {
 Tensor ints(std::vector<int64_t> v, DType t) {
   int64_t n = static_cast<int64_t>(v.size());
   return from_vector<int64_t>(v, {1, n}, t);
-}
-
-void expect_all_generated(const Checked& c) {
-  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
-  EXPECT_GT(c.compiled, 0);
 }
 
 TEST(JitCpuDtypes, ArithmeticWrapsAndLaterOpsSeeTheWrappedValue) {

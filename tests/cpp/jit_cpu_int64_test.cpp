@@ -20,20 +20,10 @@
 namespace braze {
 namespace {
 
-using testing::check_both;
-using testing::Checked;
-using testing::in_layout;
-using testing::kLayoutNames;
-using testing::kLayouts;
-using testing::values_of;
+using namespace testing;  // check_both, values_of, in_layout, ... (jit_values.h)
 
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t k53 = int64_t{1} << 53;
-
-void expect_all_generated(const Checked& c) {
-  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
-  EXPECT_GT(c.compiled, 0);
-}
 
 Tensor longs(std::vector<int64_t> v) {
   const auto n = static_cast<int64_t>(v.size());

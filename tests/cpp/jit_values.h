@@ -21,6 +21,11 @@ inline Checked check_both(std::initializer_list<Tensor> roots, double tol = 2e-6
   return check_on(kBothIsas, std::span<const Tensor>(roots.begin(), roots.size()), tol);
 }
 
+inline void expect_all_generated(const Checked& c) {
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  EXPECT_GT(c.compiled, 0);
+}
+
 // `shape` of dtype t: random values across the dtype's range, its extremes
 // and the small integers around zero among them (floats: a spread with
 // NaN and infinities; int64: small ones, and every fifth across its whole
