@@ -1,4 +1,5 @@
-// What the lanes of a value's register hold, by dtype: 32-bit lanes, or the 64-bit lanes of wide kernels.
+// What the lanes of a value's register hold, by dtype (32-bit lanes, or the
+// 64-bit lanes of wide kernels).
 #pragma once
 
 #include <optional>
@@ -41,15 +42,18 @@ namespace braze::jit {
 // (graph/reference.cpp), which is what Long and Double lanes compute: an
 // int64 argument of a float op is rounded to float64 once (vcvtqq2pd, on
 // AVX2 two exact biased halves added once), a float cast to an integer
-// truncates through int64 (NaN and |x| >= 2^63 give INT64_MIN). A float32
-// result is computed in float64 and rounded once, admitted only for the
-// ops where that is what the reference computes (+ - * / sqrt min max abs
-// rounding, casts, where) and for the math functions (their float64
-// versions, rounded once, are within 0.5 ulp + 2^-28 of the exact float32
-// result). AVX2 has no 64-bit multiply, max, min or abs; those are
-// sequences (jit_cpu/long_ops.h). What a wide kernel does not hold
-// (float32 sums, float16 and bfloat16, integer division's remainder in
-// vector registers) is listed in jit_cpu/README.md.
+// truncates through int64 (NaN and |x| >= 2^63 give INT64_MIN), and an
+// integer remainder divides lane by lane (idiv: no vector instruction
+// divides integers, and a float64 quotient is not exact past 2^53). A
+// float32 result is computed in float64 and rounded once, admitted only
+// for the ops where that is what the reference computes (+ - * / sqrt min
+// max abs rounding, casts, where, sums and products along the row) and for
+// the math functions (their float64 versions, rounded once, are within
+// 0.5 ulp + 2^-28 of the exact float32 result). AVX2 has no 64-bit
+// multiply, max, min or abs; those are sequences (jit_cpu/int_ops.h,
+// long_ops.h). What a wide kernel does not hold (float16 and bfloat16,
+// float remainders, float32 sums down a column) is listed in
+// jit_cpu/README.md.
 enum class Lanes { Float, Int, Mask, Double, Long };
 
 inline std::optional<Lanes> lanes_of(DType t) {
