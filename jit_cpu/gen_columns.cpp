@@ -180,6 +180,7 @@ void RowKernelGen<Vmm>::column_unit(int64_t width, const std::vector<int32_t>& r
   if (p_.reduce_length == 0) jmp(no_rows, T_NEAR);  // an empty reduction: the identities stand
   for (int p = 0; p < column_passes(); ++p) column_pass(p, width);
   L(no_rows);
+  if (p_.reduce_length == 0) input_pointers();  // no pass down the columns set them
   // The per-column results and what the group computes from them.
   Pass results;
   std::vector<bool> need(s_.body.size(), false), from_total(s_.body.size(), false);
