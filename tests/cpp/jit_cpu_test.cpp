@@ -195,10 +195,13 @@ TEST(JitCpu, ZeroSizeRowsAndScalars) {
 TEST(JitCpu, RandomGraphsMatchTheReference) {
   int compiled = 0, interpreted = 0;
   std::map<std::string, int> why;
+  std::map<DType, int> graphs_of;
   const uint32_t graphs = testing::fuzz_graphs(500);
   for (uint32_t seed = testing::fuzz_first(); seed < testing::fuzz_first() + graphs; ++seed) {
     std::vector<Array> inputs;
-    Graph g = testing::RandomGraph(seed, {.well_conditioned = true, .float64_too = true, .int64_too = true}).build(inputs);
+    testing::RandomGraph random(seed, {.well_conditioned = true, .float64_too = true, .int64_too = true});
+    Graph g = random.build(inputs);
+    ++graphs_of[random.dtype()];
     SCOPED_TRACE("seed " + std::to_string(seed));
     Schedule s = make_schedule(g);
     for (jit::Isa isa : isas()) {
@@ -213,7 +216,9 @@ TEST(JitCpu, RandomGraphsMatchTheReference) {
       EXPECT_TRUE(close(got[i], want[i], 1e-4)) << "output " << i << "\n" << explain(s);
     if (HasFailure()) break;
   }
-  std::cout << graphs << " graphs: " << compiled << " kernels generated, " << interpreted << " interpreted\n";
+  std::cout << graphs << " graphs (";
+  for (auto [t, n] : graphs_of) std::cout << n << " " << name(t) << (t == graphs_of.rbegin()->first ? "" : ", ");
+  std::cout << "): " << compiled << " kernels generated, " << interpreted << " interpreted\n";
   for (auto& [w, n] : why) std::cout << "  " << n << " x " << w << "\n";
   EXPECT_GT(compiled, 3 * interpreted) << compiled << " compiled, " << interpreted << " interpreted";
 }
