@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 import braze as bz
-from timing import REPS, best
+from timing import REPS, best, best_in_turn
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 import transformer_block as tb  # noqa: E402
@@ -78,6 +78,12 @@ def bench_mlp():
     print(f"  braze/numpy GFLOP/s: matmuls only {results['mm', 'numpy'] / results['mm', 'braze']:.2f}x, "
           f"with bias and relu {results['full', 'numpy'] / results['full', 'braze']:.2f}x; "
           f"braze's max error relative to the largest output: {err:.1e}")
+    turn = best_in_turn({(w, name): fns[i] for name, fns in systems.items() for i, w in enumerate(("mm", "full"))})
+    ratios = ", ".join(f"{name} {turn['mm', name] / turn['mm', 'braze']:.2f}x and "
+                       f"{turn['full', name] / turn['full', 'braze']:.2f}x" for name in systems if name != "braze")
+    print(f"  timed in turn (one call of each per round): braze {mm_flops / turn['mm', 'braze'] / 1e9:.1f} and "
+          f"{full_flops / turn['full', 'braze'] / 1e9:.1f} GFLOP/s; braze's GFLOP/s over {ratios} "
+          f"(matmuls only and with bias and relu)")
 
 
 def bench_transformer():
@@ -117,9 +123,26 @@ def jax_block(x, p, causal):
     return h + jax.nn.gelu(ln(h, p["ln2_w"], p["ln2_b"]) @ p["w1"] + p["b1"], approximate=False) @ p["w2"] + p["b2"]
 
 
+def openblas_core():
+    """The kernel set NumPy's OpenBLAS picked at run time (OPENBLAS_CORETYPE
+    overrides it: Haswell is AVX2 only, SkylakeX and later use AVX-512)."""
+    import ctypes
+    import glob
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "*openblas*"))
+    for lib in libs:
+        for symbol in ("scipy_openblas_get_corename64_", "openblas_get_corename64_", "openblas_get_corename"):
+            f = getattr(ctypes.CDLL(lib), symbol, None)
+            if f is not None:
+                f.restype = ctypes.c_char_p
+                return f().decode()
+    return "unknown"
+
+
 def main():
+    lib = bz._core._library_calls()
     print(f"{os.cpu_count()} CPU(s); load average {os.getloadavg()[0]:.1f}; best of {REPS}; "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}; "
+          f"{lib['library']} for {lib['isa']}; NumPy's OpenBLAS core {openblas_core()}; "
           f"JAX {jax.__version__ if jax else 'not installed'}")
     print(f"{'workload':<22} {'system':<8} {'ms':>10} {'GFLOP/s':>8} {'kernels':>8}")
     bench_mlp()

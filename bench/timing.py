@@ -15,3 +15,19 @@ def best(f):
         f()
         times.append(time.perf_counter() - t)
     return min(times)
+
+
+def best_in_turn(fs):
+    """The best of REPS rounds for each function of the dict `fs`, a round
+    calling each once in turn: on a shared machine every system then meets
+    the same load, where timed one after the other each catches its own
+    quiet or busy minute. Returns {name: seconds}."""
+    for f in fs.values():
+        f()
+    out = dict.fromkeys(fs, float("inf"))
+    for _ in range(REPS):
+        for name, f in fs.items():
+            t = time.perf_counter()
+            f()
+            out[name] = min(out[name], time.perf_counter() - t)
+    return out

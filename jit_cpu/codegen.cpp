@@ -34,11 +34,9 @@ class GeneratedKernel final : public CompiledKernel {
 }  // namespace
 
 std::unique_ptr<CompiledKernel> compile(const KernelSpec& spec, Isa isa, std::string& why) {
-  std::optional<RowPlan> plan = plan_rows(spec, why);
-  if (!plan) return nullptr;
   try {
-    if (isa == Isa::Avx512) return std::make_unique<GeneratedKernel<Xbyak::Zmm>>(std::move(*plan), spec);
-    return std::make_unique<GeneratedKernel<Xbyak::Ymm>>(std::move(*plan), spec);
+    if (isa == Isa::Avx512) return std::make_unique<GeneratedKernel<Xbyak::Zmm>>(plan_rows(spec), spec);
+    return std::make_unique<GeneratedKernel<Xbyak::Ymm>>(plan_rows(spec), spec);
   } catch (const detail::Unsupported& e) {
     why = std::string("the CPU code generator does not emit ") + e.what() + " yet";
     return nullptr;

@@ -8,15 +8,19 @@
 
 namespace braze::jit {
 
-// The disassembler this build has ("capstone 4.0"), or "" when braze was
-// configured without capstone (it is optional: jit_cpu/CMakeLists.txt).
+// The disassembler this build has ("zydis 4.0.0"), or "" when braze was
+// configured without Zydis (it is optional: jit_cpu/CMakeLists.txt).
 std::string disassembler();
 
 // x86-64 code in Intel syntax, one instruction per line prefixed by its
-// offset from `code` ("  0x001c: vmovups zmm0, zmmword ptr [rax]"). A byte
-// the disassembler cannot decode is written as `.byte 0x..` and decoding
-// goes on after it, so the text always covers all `size` bytes. Without a
-// disassembler, one comment line saying so.
+// offset from `code` ("  0x001c: vmovups zmm0, zmmword ptr [rax]"). Every
+// address is such an offset, so the text is the same in every run: a branch
+// target (`jle 0x007b`), the offset a rip-relative operand reaches
+// (`[rip+0x790]  # 0x0800`); a host function's address is its name
+// (`movabs rax, host_sin_f64`, Note [Host calls]). A byte the disassembler
+// cannot decode is written as `.byte 0x..` and decoding goes on after it,
+// so the text always covers all `size` bytes. Without a disassembler, one
+// comment line saying so.
 std::string disassemble(const uint8_t* code, size_t size);
 
 // Data as text in the same layout: 32-bit little-endian words, four per

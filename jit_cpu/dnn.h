@@ -35,6 +35,15 @@ namespace braze::dnn {
 bool available();
 std::string version();
 
+// The instruction set oneDNN's kernels use here ("avx512_core_bf16",
+// "avx2", ...; DNNL_MAX_CPU_ISA caps it), "" without oneDNN.
+std::string isa();
+
+// Whether oneDNN runs bfloat16 matmul and conv2d here: oneDNN 2.6 needs
+// AVX-512 (avx512_core; with avx512_core_bf16 natively). Where it does not,
+// those calls run on the reference interpreter (library_calls_reference).
+bool runs_bfloat16();
+
 struct Entry;  // a cached primitive (dnn_primitives.cpp)
 
 // A library group looked up in the primitive cache: the first lookup of a

@@ -9,7 +9,7 @@ Call describe_call(const Graph& g, const FusedGroup& group) {
   const Node& lib = g[group.nodes[0]];
   auto operand = [&](NodeId i) { return Operand{g[i].dtype, g[i].view, g.base(i)}; };
   Call c{lib.op, lib.attr.ints, lib.dtype, g[group.outputs[0]].shape(), operand(lib.inputs[0]),
-         operand(lib.inputs[1]), {}};
+         operand(lib.inputs[1]), g[g.base(lib.inputs[1])].op == Op::Input, {}};
   for (const PostOp& p : group.post_ops)
     c.post.push_back({p.kind, p.op, p.activation, p.kind == PostOp::Kind::Binary ? operand(p.addend) : Operand{},
                       p.alpha, p.beta});
@@ -24,6 +24,7 @@ std::string key_text(const Call& c) {
   s << info(c.op).name << to_string(c.attr) << " " << name(c.dtype) << to_string(c.out) << " ";
   view(c.a);
   view(c.b);
+  if (c.b_input) s << "input ";
   for (const CallPostOp& p : c.post) {
     switch (p.kind) {
       case PostOp::Kind::Binary:

@@ -29,6 +29,10 @@ struct Call {
   DType dtype;                // of the operands and the result
   Shape out;                  // the result, written dense
   Operand a, b;
+  // b is a graph input: a program packs it once and keeps it (Note [Kept
+  // packed weights] in runtime/execute.h), which changes what packing
+  // pays (Note [Packed matmul weights]).
+  bool b_input = false;
   std::vector<CallPostOp> post;
 };
 

@@ -10,6 +10,10 @@ bool available() { return false; }
 
 std::string version() { return "not built in (install libdnnl-dev and rebuild): matmul and conv2d run on the reference interpreter"; }
 
+std::string isa() { return ""; }
+
+bool runs_bfloat16() { return false; }
+
 Prepared prepare(const Graph&, const FusedGroup&) {
   static const bool said = [] {
     BRAZE_LOG(Info, "matmul and conv2d run on the reference interpreter: braze was built without oneDNN");

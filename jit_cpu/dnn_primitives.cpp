@@ -12,6 +12,7 @@
 #include "graph/log.h"
 #include "jit_cpu/dnn.h"
 #include "jit_cpu/dnn_call.h"
+#include "jit_cpu/dnn_packing.h"
 
 namespace braze::dnn {
 
@@ -93,16 +94,13 @@ dnnl::algorithm binary(Op op) {
 }  // namespace
 
 // One cached primitive, or why there is none.
-// Note [Packed matmul weights]: rows of the result that pay for the copy.
-constexpr int64_t kPackRows = 128;
-
 struct Entry {
   std::string error;
   dnnl::primitive primitive;
   std::vector<memory::desc> post_descs;  // per Binary post-op
   memory::desc a_md, b_md, out_md, scratch_md;
-  // Note [Packed matmul weights]: a row-major right operand is first
-  // transposed into a column-major copy by a cached reorder primitive.
+  // Note [Packed matmul weights]: the right operand is first copied into
+  // the layout the product reads fastest by a cached reorder primitive.
   std::optional<dnnl::reorder> pack;
   memory::desc packed_md;
   int64_t packed_bytes = 0, scratch_bytes = 0;  // what a run is handed (RunMemory)
@@ -113,6 +111,10 @@ namespace {
 void create(const Call& c, Entry& e) {
   if (!data_type(c.dtype) || c.a.dtype != c.dtype || c.b.dtype != c.dtype) {
     e.error = std::string("oneDNN runs float32 and bfloat16 here, not ") + std::string(name(c.dtype));
+    return;
+  }
+  if (c.dtype == DType::BFloat16 && !runs_bfloat16()) {
+    e.error = "oneDNN 2.6 runs bfloat16 only with AVX-512 (avx512_core), and its kernels here are for " + isa();
     return;
   }
   if (numel(c.a.view.shape) == 0 || numel(c.b.view.shape) == 0 || numel(c.out) == 0) {
@@ -186,25 +188,9 @@ void create(const Call& c, Entry& e) {
       scratch_md = pd.scratchpad_desc();
     } else {
       // Note [Packed matmul weights]
-      // oneDNN 2.6's AVX2 sgemm runs at half speed on our (AMD) machines
-      // when the right operand is row-major [K, N] and at OpenBLAS's speed
-      // when it is column-major (measured: 140 vs 75 ms for 256x1024 @
-      // 1024x4096 on one core). So a row-major right operand is transposed
-      // into a column-major copy first, the way BLAS libraries pack their
-      // operands, when enough rows share it to pay for the copy (M >= 128: the
-      // 16 MB transpose took 18 ms, the product with it 92 ms instead of 140).
-      // A transposed operand (x @ w.T) is column-major already: no copy.
-      // A weight that is a program input is packed once and kept by the
-      // program (Note [Kept packed weights] in runtime/execute.h).
       memory::desc weights = e.b_md;
-      const View& bv = c.b.view;
-      int64_t m = c.out[rank - 2];
-      if (bv.strides.back() == 1 && bv.shape.back() > 1 && m >= kPackRows) {
-        Dims dims = e.b_md.dims(), strides(rank);
-        int64_t step = 1;
-        for (size_t k : {rank - 2, rank - 1}) strides[k] = step, step *= dims[k];
-        for (size_t k = rank - 2; k-- > 0;) strides[k] = step, step *= dims[k];
-        weights = memory::desc(dims, *data_type(c.dtype), strides);
+      if (std::optional<memory::desc> packed = packed_layout(c, e.a_md, e.b_md, e.out_md, attr, cpu_engine())) {
+        weights = *packed;
         e.pack = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), e.b_md, cpu_engine(), weights));
         e.packed_md = weights;
         e.packed_bytes = static_cast<int64_t>(weights.get_size());
@@ -257,14 +243,6 @@ void* address(const Array& a, const Operand& o) {
 }
 
 }  // namespace
-
-bool available() { return true; }
-
-std::string version() {
-  const dnnl_version_t* v = dnnl_version();
-  return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch) +
-         " (cpu runtime " + (v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other") + ")";
-}
 
 Prepared prepare(const Graph& g, const FusedGroup& group) {
   Prepared p;

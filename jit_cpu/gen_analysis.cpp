@@ -91,7 +91,8 @@ void RowKernelGen<Vmm>::check_supported() {
       throw Unsupported("strides past 32 bits");
     for (int64_t st : a.outer_strides)
       if (!fits_int32(st)) throw Unsupported("strides past 32 bits");
-    if (!fits_int32(a.reduce_stride * 8)) throw Unsupported("strides past 32 bits");
+    for (size_t l = 0; l < a.reduce_strides.size(); ++l)
+      if (!fits_int32(8 * p_.reduce_step(a, l))) throw Unsupported("strides past 32 bits");
   }
 }
 
@@ -177,12 +178,12 @@ void RowKernelGen<Vmm>::analyse() {
 
 template <class Vmm>
 void RowKernelGen<Vmm>::decide_streaming() {
-  if (p_.row_length % V != 0) return;
+  if (p_.row_length % V != 0 || p_.row_width() % V != 0) return;
   int64_t bytes = 0;
   for (const KernelOutput& o : s_.outputs) {
     if (!stored_per_element(o)) continue;
     if (itemsize(o.dtype) != static_cast<size_t>(eb_)) return;  // float32 and int32 (float64 if wide): whole registers
-    bytes += p_.rows() * p_.row_length * eb_;
+    bytes += p_.elements() * eb_;
   }
   stream_ = bytes >= streaming_store_threshold();
 }

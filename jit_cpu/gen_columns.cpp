@@ -73,7 +73,8 @@ void RowKernelGen<Vmm>::generate_columns() {
   in_slot_ = kIndex + 8 * outer;
   out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
   count_slot_ = out_slot_ + 8 * static_cast<int>(s_.outputs.size());
-  frame_ = (count_slot_ + 8 + 15) / 16 * 16 + 8;
+  // The rows done, then a counter per reduced group but the outermost.
+  frame_ = (count_slot_ + 8 * static_cast<int>(p_.reduce_extents.size()) + 15) / 16 * 16 + 8;
 
   sub(rsp, frame_);
   mov(qword[rsp + kScratchPtr], r8);
@@ -113,19 +114,12 @@ void RowKernelGen<Vmm>::generate_columns() {
 // Outputs are dense [O..., C]: unit (o, t) starts at o * C + t * tile.
 template <class Vmm>
 void RowKernelGen<Vmm>::column_output_pointers() {
-  const int outer = static_cast<int>(p_.outer.size());
-  xor_(rax, rax);
-  for (int d = 0; d + 1 < outer; ++d) {
-    imul(rax, rax, static_cast<int>(p_.outer[d]));
-    add(rax, qword[rsp + kIndex + 8 * d]);
+  if (p_.reduces) {  // reduced along the row too: one value per unit
+    units_before();
+    mov(r11, rax);
+  } else {
+    tile_start(p_.column_tile);
   }
-  if (!p_.reduces) {  // reduced along the row too: one value per unit
-    imul(rax, rax, static_cast<int>(p_.row_length));
-    mov(r9, qword[rsp + kIndex + 8 * (outer - 1)]);
-    imul(r9, r9, static_cast<int>(p_.column_tile));
-    add(rax, r9);
-  }
-  mov(r11, rax);
   for (size_t k = 0; k < s_.outputs.size(); ++k) {
     if (s_.outputs[k].space == Space::Full) continue;  // full_output_pointers, per pass
     imul(rax, r11, static_cast<int>(itemsize_of(s_.outputs[k].dtype)));
@@ -231,21 +225,14 @@ void RowKernelGen<Vmm>::column_pass(int p, int64_t width) {
   }
   input_pointers();
   full_output_pointers();
-  mov(qword[rsp + count_slot_], 0);
+  for (size_t level = 0; level < p_.reduce_extents.size(); ++level)
+    mov(qword[rsp + count_slot_ + 8 * static_cast<int>(level)], 0);
   Xbyak::Label row;
   L(row);
   unit_constants(p);
   each_vector(width, [&](bool tail) { pass_body(down, tail); });
   std::fill(std::begin(used_), std::end(used_), false);
-  for (size_t k = 0; k < s_.inputs.size(); ++k) {
-    const KernelInput& in = s_.inputs[k];
-    int64_t step = p_.inputs[k].reduce_stride * (in.kind == KernelInput::Kind::Buffer ? itemsize_of(in.dtype) : 1);
-    if (step != 0) add(qword[rsp + in_slot_ + 8 * static_cast<int>(k)], static_cast<int>(step));
-  }
-  for (size_t k : down.stores) {
-    int64_t step = p_.full_outputs[k].reduce_stride * itemsize_of(s_.outputs[k].dtype);
-    add(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], static_cast<int>(step));
-  }
+  next_row_down(down);
   inc(qword[rsp + count_slot_]);
   if (!sums.empty()) {
     Xbyak::Label skip;
@@ -258,6 +245,40 @@ void RowKernelGen<Vmm>::column_pass(int p, int64_t width) {
   cmp(qword[rsp + count_slot_], rax);
   jl(row, T_NEAR);
   if (!sums.empty() && p_.reduce_length % kColumnBlock != 0) fold_column_blocks(width, sums);
+}
+
+// Steps the pointers of the inputs and of the pass's Full outputs to the
+// next row of R: along the innermost reduced group, and where it ends, on
+// to the next of the group outside it (Note [Column reductions]). Level
+// l's counter (l > 0) is at count_slot_ + 8 l; level 0 needs none, the
+// rows done end the pass. After the last row the pointers are past R,
+// which nothing reads: the next pass starts from input_pointers().
+template <class Vmm>
+void RowKernelGen<Vmm>::next_row_down(const Pass& down) {
+  const int levels = static_cast<int>(p_.reduce_extents.size());
+  auto step = [&](int l) {  // every pointer by its reduce_step at level l
+    for (size_t k = 0; k < s_.inputs.size(); ++k) {
+      const KernelInput& in = s_.inputs[k];
+      if (in.kind == KernelInput::Kind::Scalar) continue;
+      int64_t b = p_.reduce_step(p_.inputs[k], l) * (in.kind == KernelInput::Kind::Buffer ? itemsize_of(in.dtype) : 1);
+      if (b != 0) add(qword[rsp + in_slot_ + 8 * static_cast<int>(k)], static_cast<int>(b));
+    }
+    for (size_t k : down.stores) {
+      int64_t b = p_.reduce_step(p_.full_outputs[k], l) * itemsize_of(s_.outputs[k].dtype);
+      if (b != 0) add(qword[rsp + out_slot_ + 8 * static_cast<int>(k)], static_cast<int>(b));
+    }
+  };
+  step(levels - 1);
+  Xbyak::Label carried;
+  for (int l = levels - 1; l >= 1; --l) {
+    Xbyak::Address counter = qword[rsp + count_slot_ + 8 * l];
+    inc(counter);
+    cmp(counter, static_cast<int>(p_.reduce_extents[l]));
+    jl(carried, T_NEAR);
+    mov(counter, 0);
+    step(l - 1);
+  }
+  L(carried);
 }
 
 // Registers for the values that do not vary along the row up to stage

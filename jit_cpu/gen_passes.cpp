@@ -55,7 +55,7 @@ void RowKernelGen<Vmm>::loop_pass(Pass pass, bool prefetch_next_row) {
       pass.total[r] = total;
     }
   }
-  const int64_t L = p_.row_length;
+  const int64_t L = width_;
   xor_(r8, r8);
   if (L >= V) {
     Xbyak::Label loop;

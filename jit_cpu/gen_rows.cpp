@@ -34,11 +34,7 @@ void RowKernelGen<Vmm>::generate() {
     mov(rax, qword[rcx + 8 * d]);
     mov(qword[rsp + kIndex + 8 * d], rax);
   }
-  if constexpr (kZmm) {
-    int64_t t = width_ % V;
-    mov(eax, t ? (1u << t) - 1 : 0xffff);
-    kmovw(k1, eax);
-  }
+  set_tail_mask();
   Xbyak::Label row_loop, done;
   L(row_loop);
   cmp(rsi, rdx);
@@ -64,7 +60,8 @@ void RowKernelGen<Vmm>::generate() {
     L(single);
   }
   row_pointers();
-  row_body();
+  if (p_.row_tile > 0) tiled_row_body();
+  else row_body();
   next_row(1);
   inc(rsi);
   jmp(row_loop, T_NEAR);
@@ -77,17 +74,78 @@ void RowKernelGen<Vmm>::generate() {
   ready();
 }
 
+// With zmm registers, k1 masks a row's tail of width_ % V lanes.
+template <class Vmm>
+void RowKernelGen<Vmm>::set_tail_mask() {
+  if constexpr (kZmm) {
+    int64_t t = width_ % V;
+    mov(eax, t ? (1u << t) - 1 : 0xffff);
+    kmovw(k1, eax);
+  }
+}
+
+// Note [Row tiles]: every tile but the last is row_tile long.
+template <class Vmm>
+void RowKernelGen<Vmm>::tiled_row_body() {
+  const int64_t last = p_.last_row_width();
+  if (last == p_.row_tile) {
+    row_body();
+    return;
+  }
+  Xbyak::Label last_tile, next;
+  mov(rax, qword[rsp + kIndex + 8 * static_cast<int>(p_.outer.size() - 1)]);
+  cmp(rax, static_cast<int>(p_.outer.back() - 1));
+  je(last_tile, T_NEAR);
+  row_body();
+  jmp(next, T_NEAR);
+  L(last_tile);
+  width_ = last;
+  set_tail_mask();
+  row_body();
+  width_ = p_.row_tile;
+  set_tail_mask();
+  L(next);
+}
+
 template <class Vmm>
 void RowKernelGen<Vmm>::row_pointers() {
   input_pointers();
+  if (p_.row_tile > 0) tile_start(p_.row_tile);  // outputs are dense over [O..., L]
   for (size_t k = 0; k < s_.outputs.size(); ++k) {
     const KernelOutput& o = s_.outputs[k];
-    int64_t row_bytes = itemsize_of(o.dtype) * (stored_per_element(o) ? p_.row_length : 1);
-    mov(rax, rsi);
-    mov(r9, row_bytes);
-    imul(rax, r9);
+    if (p_.row_tile > 0) {
+      imul(rax, r11, static_cast<int>(itemsize_of(o.dtype)));
+    } else {
+      int64_t row_bytes = itemsize_of(o.dtype) * (stored_per_element(o) ? p_.row_length : 1);
+      mov(rax, rsi);
+      mov(r9, row_bytes);
+      imul(rax, r9);
+    }
     output_pointer(k);
   }
+}
+
+// rax = the flat index of the outer index over all outer axes but the last.
+template <class Vmm>
+void RowKernelGen<Vmm>::units_before() {
+  xor_(rax, rax);
+  for (int d = 0; d + 1 < static_cast<int>(p_.outer.size()); ++d) {
+    imul(rax, rax, static_cast<int>(p_.outer[d]));
+    add(rax, qword[rsp + kIndex + 8 * d]);
+  }
+}
+
+// r11 = rax = the element at which tile (o, t) of `tile` elements starts
+// in a buffer dense over [O..., L]: o L + t tile, the last outer axis
+// counting tiles (Note [Row tiles], Note [Column reductions]).
+template <class Vmm>
+void RowKernelGen<Vmm>::tile_start(int64_t tile) {
+  units_before();
+  imul(rax, rax, static_cast<int>(p_.row_length));
+  mov(r9, qword[rsp + kIndex + 8 * static_cast<int>(p_.outer.size() - 1)]);
+  imul(r9, r9, static_cast<int>(tile));
+  add(rax, r9);
+  mov(r11, rax);
 }
 
 // Output k's slot = its base pointer + rax (a byte offset).

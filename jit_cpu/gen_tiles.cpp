@@ -26,7 +26,7 @@ template <class Vmm>
 void RowKernelGen<Vmm>::decide_tiling() {
   tile_of_.assign(s_.inputs.size(), -1);
   if (wide_) return;  // gathers (Note [Wide kernels]); the tiles hold 32-bit lanes
-  if (p_.reduces || p_.outer.empty() || p_.outer.back() < G || p_.row_length < V) return;
+  if (p_.reduces || p_.row_tile > 0 || p_.outer.empty() || p_.outer.back() < G || p_.row_length < V) return;
   for (size_t k = 0; k < s_.inputs.size(); ++k) {
     const KernelInput& in = s_.inputs[k];
     const RowPlan::Access& a = p_.inputs[k];

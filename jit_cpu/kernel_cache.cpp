@@ -102,8 +102,7 @@ void launch(const CompiledKernel& kernel, const KernelSpec& spec, std::span<cons
   if (rows == 0) return;
   ThreadPool& pool = ThreadPool::get();
   int64_t chunks = 1;
-  int64_t elements = plan.columns ? rows * plan.column_tile * plan.reduce_length : rows * plan.row_length;
-  if (elements >= kParallelThreshold)
+  if (plan.elements() >= kParallelThreshold)
     chunks = std::min<int64_t>(rows, 4 * pool.size());
   KernelFn fn = kernel.fn();
   pool.run(chunks, [&](int64_t c) {

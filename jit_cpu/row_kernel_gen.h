@@ -130,6 +130,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void row_pointers();
   void input_pointers();
   void output_pointer(size_t k);
+  void units_before();
+  void tile_start(int64_t tile);
+  void set_tail_mask();
+  void tiled_row_body();
   void next_row(int step);
   void row_body();
   void plan_passes();
@@ -186,6 +190,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void generate_columns();
   void column_output_pointers();
   void full_output_pointers();
+  void next_row_down(const Pass& down);
   void column_unit(int64_t width, const std::vector<int32_t>& reds);
   void column_pass(int p, int64_t width);
   void unit_constants(int st);
@@ -357,8 +362,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   std::vector<int> unit_slot_;   // column plans reduced along the row: per reduction, its value's scratch row
   std::vector<int> stash_slot_;  // Note [Stashed values]: per value, its scratch row or -1
   int stashes_ = 0, max_stashes_ = 0;
-  int64_t width_ = p_.row_length;  // elements of the row a pass covers (a tile's, for a column plan)
-  int count_slot_ = 0;             // column plans: rows of R done
+  int64_t width_ = p_.row_width();  // elements of the row a pass covers (a tile's, for a column plan)
+  int count_slot_ = 0;             // column plans: rows of R done, then Note [Column reductions]'s counters
   bool stash_ok_ = true;
   bool stream_ = false;  // Note [Streaming stores]
   // Note [Tiled transposes]: per input its tile (or -1), the number of

@@ -6,7 +6,13 @@ namespace braze::jit {
 
 int64_t RowPlan::rows() const { return numel(outer); }
 
-std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why) {
+int64_t RowPlan::elements() const {
+  if (columns) return rows() * column_tile * reduce_length;
+  if (row_tile > 0) return rows() / outer.back() * row_length;
+  return rows() * row_length;
+}
+
+RowPlan plan_rows(const KernelSpec& spec) {
   const Shape& d = spec.domain;
   auto reduced = [&](size_t axis) {
     return std::binary_search(spec.reduce_axes.begin(), spec.reduce_axes.end(), static_cast<int64_t>(axis));
@@ -37,28 +43,23 @@ std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why) {
     return n;
   };
   RowPlan plan;
-  // The reduced groups: none; the last (a row reduction); one before the
-  // last (a column reduction); or one before the last and the last (a
-  // column reduction whose per-column results are reduced along the row).
-  std::vector<size_t> reduced_groups;
-  for (size_t g = 0; g < groups.size(); ++g)
-    if (reduced(groups[g][0])) reduced_groups.push_back(g);
+  // The reduced groups: the last one (a row reduction), the ones before it
+  // (a column reduction, Note [Column reductions]), or both.
   const size_t last = groups.empty() ? 0 : groups.size() - 1;
-  if (reduced_groups.size() > 2 || (reduced_groups.size() == 2 && reduced_groups[1] != last)) {
-    why = "it reduces over three groups of axes, or two that leave the row out";
-    return std::nullopt;
+  std::vector<bool> down(groups.size(), false);  // a reduced group before the row
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (!reduced(groups[g][0])) continue;
+    if (g == last) plan.reduces = true;
+    else down[g] = plan.columns = true;
   }
-  size_t reduced_group = reduced_groups.empty() ? groups.size() : reduced_groups[0];
-  plan.reduces = !reduced_groups.empty() && reduced_groups.back() == last;
-  plan.columns = !reduced_groups.empty() && reduced_group < last;
   // An empty group list is a single element: one row of length 1.
   if (!groups.empty()) plan.row_length = extent(groups.back());
   for (size_t g = 0; g + 1 < groups.size(); ++g) {
-    if (g == reduced_group && plan.columns) continue;
-    plan.outer.push_back(extent(groups[g]));
+    if (down[g]) plan.reduce_extents.push_back(extent(groups[g]));
+    else plan.outer.push_back(extent(groups[g]));
   }
   if (plan.columns) {
-    plan.reduce_length = extent(groups[reduced_group]);
+    plan.reduce_length = numel(plan.reduce_extents);
     // Reduced along the row too, a unit needs every column: one tile.
     plan.column_tile = plan.reduces ? plan.row_length : std::min(plan.row_length, kColumnTile);
     plan.outer.push_back(plan.reduces ? 1 : (plan.row_length + kColumnTile - 1) / kColumnTile);
@@ -68,19 +69,21 @@ std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why) {
     acc.offset = view.offset;
     // A merged group's stride is its last axis's stride.
     for (size_t g = 0; g + 1 < groups.size(); ++g) {
-      if (g == reduced_group && plan.columns) continue;
-      acc.outer_strides.push_back(view.strides[groups[g].back()]);
+      if (!down[g]) acc.outer_strides.push_back(view.strides[groups[g].back()]);
+      else acc.reduce_strides.push_back(space == Space::Full ? view.strides[groups[g].back()] : 0);
     }
     if (!groups.empty() && !(space == Space::Reduced && plan.reduces))
       acc.inner_stride = view.strides[groups.back().back()];
-    if (plan.columns) {
-      acc.outer_strides.push_back(acc.inner_stride * kColumnTile);  // the tile axis
-      if (space == Space::Full) acc.reduce_stride = view.strides[groups[reduced_group].back()];
-    }
+    if (plan.columns) acc.outer_strides.push_back(acc.inner_stride * kColumnTile);  // the tile axis
     return acc;
   };
   for (const KernelInput& in : spec.inputs)
     plan.inputs.push_back(in.kind == KernelInput::Kind::Scalar ? RowPlan::Access{} : access(in.view, in.space));
+  if (!plan.reduces && !plan.columns && plan.row_length > kRowTile) {  // Note [Row tiles]
+    plan.row_tile = kRowTile;
+    plan.outer.push_back((plan.row_length + kRowTile - 1) / kRowTile);
+    for (RowPlan::Access& a : plan.inputs) a.outer_strides.push_back(a.inner_stride * kRowTile);
+  }
   if (plan.columns)
     for (const KernelOutput& o : spec.outputs)
       plan.full_outputs.push_back(o.space == Space::Full ? access(View::contiguous(d), Space::Full) : RowPlan::Access{});

@@ -1,8 +1,6 @@
 // The shape a generated kernel runs over: rows of a collapsed domain.
 #pragma once
 
-#include <optional>
-#include <string>
 #include <vector>
 
 #include "fusion/kernel_spec.h"
@@ -33,33 +31,63 @@ namespace braze::jit {
 // well (a sum over axes 0 and 2 of [A, B, C], batch norm statistics over N,
 // H, W), `reduces` is also set: a unit is all C columns (one tile), and
 // after each pass the per-column totals are reduced along the row into one
-// value per unit, used like a row kernel's row constant. Three reduced
-// groups have no plan (the spec interpreter runs them).
+// value per unit, used like a row kernel's row constant. Reduced groups
+// apart from each other ([R1, O, R2, C] summed over R1 and R2) make R a
+// walk over several axes, outermost first (`reduce_extents`): the row
+// pointers step along the innermost and carry into the outer ones, like an
+// odometer.
 inline constexpr int64_t kColumnTile = 2048;
+
+// Note [Row tiles]
+// Threads split a launch by rows, so a kernel over one long row (a 1-D
+// tensor of 16M elements: gelu_16M) ran on one thread. A plan that does
+// not reduce cuts a row longer than kRowTile into tiles of kRowTile
+// elements (the last one shorter), walked as one more outer axis, as
+// column plans cut theirs: `outer` is [O..., number of tiles] and each
+// input's stride along that axis is its row stride times the tile. A tile
+// of 16K elements keeps the per-row work (pointers, the tail mask) under a
+// thousandth of the row's, and is a multiple of every vector width, so
+// streaming stores stay aligned.
+inline constexpr int64_t kRowTile = 16384;
 
 struct RowPlan {
   Shape outer;            // the rows' index space ([O..., tiles] for a column plan)
   int64_t row_length = 1;  // L (C for a column plan)
   bool reduces = false;    // the reduction runs along the row (too, for a column plan)
   bool columns = false;          // Note [Column reductions]
-  int64_t reduce_length = 1;     // R
+  int64_t reduce_length = 1;     // R, the product of reduce_extents
+  std::vector<int64_t> reduce_extents;  // the reduced groups before the row, outermost first
   int64_t column_tile = 0;       // columns per tile; the last tile may be shorter
+  int64_t row_tile = 0;          // Note [Row tiles]: elements per tile of the row, or 0 (not cut)
   // Per spec input, in plan axes: strides over `outer`, the stride along the
   // row (0 for Reduced inputs and broadcasts), and the offset.
   struct Access {
     std::vector<int64_t> outer_strides;
     int64_t inner_stride = 0;
     int64_t offset = 0;
-    int64_t reduce_stride = 0;  // along R, for a column plan
+    std::vector<int64_t> reduce_strides;  // along each of reduce_extents, for a column plan
   };
   std::vector<Access> inputs;
   // Column plans: per spec output, how a Full output (dense over the
   // domain) is walked, as if it were an input; default for Reduced ones.
   std::vector<Access> full_outputs;
   int64_t rows() const;
+  // Elements an access moves to step from the last row of reduced group
+  // l + 1 to the next row of group l (from one row to the next, for the
+  // innermost group): its stride along l less group l + 1's whole walk.
+  int64_t reduce_step(const Access& a, size_t l) const {
+    int64_t s = a.reduce_strides[l];
+    if (l + 1 < reduce_extents.size()) s -= a.reduce_strides[l + 1] * reduce_extents[l + 1];
+    return s;
+  }
+  // Elements of the row a kernel walks per outer index: a tile, or the row.
+  int64_t row_width() const { return row_tile > 0 ? row_tile : row_length; }
+  // The length of the last row tile (the row's when it is not cut).
+  int64_t last_row_width() const { return row_tile > 0 ? row_length - (outer.back() - 1) * row_tile : row_length; }
+  // Elements of the domain a launch covers (work, for the thread split).
+  int64_t elements() const;
 };
 
-// The plan, or nullopt with `why` set.
-std::optional<RowPlan> plan_rows(const KernelSpec& spec, std::string& why);
+RowPlan plan_rows(const KernelSpec& spec);
 
 }  // namespace braze::jit

@@ -34,16 +34,16 @@ struct BufferLife {
 // Note [Step workspaces]
 // A library call needs memory of its own while it runs: oneDNN's
 // scratchpad (user mode: the caller passes it) and the right operand
-// packed column-major (Note [Packed matmul weights]). Neither is read
-// after the step, so each is a buffer whose life is that one step,
-// [k, k], and the planner places it in the arena like any intermediate:
-// it shares bytes with values dead before step k or born after it,
-// never with the step's operands or its output. Step::workspace_bytes
-// says how much (the runtime asks the backend when it builds the
-// schedule of a program, so `braze plan`, BRAZE_DUMP=plan and bz.explain
-// show it too); liveness() adds one such buffer per step that needs one,
-// after the step's outputs. A workspace is never user-visible and never
-// written in place of anything.
+// packed into the layout the product reads fastest (Note [Packed matmul
+// weights]). Neither is read after the step, so each is a buffer whose
+// life is that one step, [k, k], and the planner places it in the arena
+// like any intermediate: it shares bytes with values dead before step k
+// or born after it, never with the step's operands or its output.
+// Step::workspace_bytes says how much (the runtime asks the backend when
+// it builds the schedule of a program, so `braze plan`, BRAZE_DUMP=plan
+// and bz.explain show it too); liveness() adds one such buffer per step
+// that needs one, after the step's outputs. A workspace is never
+// user-visible and never written in place of anything.
 
 // Note [In-place outputs]
 // An element-wise kernel may write an output over one of its inputs when

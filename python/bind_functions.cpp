@@ -3,6 +3,7 @@
 #include <nanobind/stl/pair.h>
 
 #include "fusion/schedule.h"
+#include "jit_cpu/dnn.h"
 #include "memplan/plan.h"
 #include "memplan/verify.h"
 #include "python/convert.h"
@@ -129,6 +130,15 @@ void bind_runtime(nb::module_& m) {
     return d;
   }, "tensors"_a);
   m.def("stats", []() { return Runtime::get().stats_snapshot(); });
+  // What `braze doctor` says of the CPU library calls (jit_cpu/dnn.h): for tests and benchmarks.
+  m.def("_library_calls", []() {
+    nb::dict d;
+    d["onednn"] = dnn::available();
+    d["library"] = dnn::version();
+    d["isa"] = dnn::isa();
+    d["bfloat16"] = dnn::runs_bfloat16();
+    return d;
+  });
   m.def("reset_stats", []() { Runtime::get().reset_stats(); });
   m.def("_device_name", [](const std::string& d) { return Device::parse(d).str(); });  // "cuda" -> "cuda:0"
   m.def("_to", [](const Tensor& t, const std::string& d) { return to(t, Device::parse(d)); }, "x"_a, "device"_a);

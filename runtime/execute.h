@@ -40,7 +40,7 @@ struct MemoryOptions {
 
 // Note [Kept packed weights]
 // A matmul whose right operand oneDNN reads packed (Note [Packed matmul
-// weights] in jit_cpu/dnn_primitives.cpp) would copy it at every run: for
+// weights] in jit_cpu/dnn_packing.cpp) would copy it at every run: for
 // the mlp workload's 16 MB weights that is a fifth of the call. When that
 // operand is a graph input (a weight the caller passes in, the same
 // storage run after run), the program packs it once into a buffer it

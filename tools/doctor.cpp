@@ -124,7 +124,11 @@ nlohmann::json facts() {
   std::optional<CudaDisassembler> sass = find_cuda_disassembler();
   return {{"cpu", cpu},
           {"disassembler", tool.empty() ? nlohmann::json(nullptr) : nlohmann::json(tool)},
-          {"library_calls", {{"onednn", dnn::available()}, {"library", dnn::version()}}},
+          {"library_calls",
+           {{"onednn", dnn::available()},
+            {"library", dnn::version()},
+            {"isa", dnn::available() ? nlohmann::json(dnn::isa()) : nlohmann::json(nullptr)},
+            {"bfloat16", dnn::runs_bfloat16()}}},
           {"cuda_backend", BRAZE_HAVE_CUDA_BACKEND != 0},
           {"cuda", cuda},
           {"cuda_driver_version", devices.value("driver_version", nlohmann::json(nullptr))},
@@ -150,10 +154,15 @@ void doctor(const std::string& format, std::ostream& out) {
       << "; avx2 " << yes(cpu["avx2"]) << ", avx512 " << yes(cpu["avx512"]) << "; " << cpu["threads"].get<int>()
       << " thread(s)\n";
   out << "disassembler: "
-      << (f["disassembler"].is_null() ? "none (built without capstone: asm dumps list code bytes)"
+      << (f["disassembler"].is_null() ? "none (built without Zydis: asm dumps list code bytes)"
                                       : f["disassembler"].get<std::string>())
       << "\n";
-  out << "matmul/conv2d on the cpu: " << f["library_calls"]["library"].get<std::string>() << "\n";
+  const nlohmann::json& lib = f["library_calls"];
+  out << "matmul/conv2d on the cpu: " << lib["library"].get<std::string>();
+  if (lib["onednn"])
+    out << ", its kernels for " << lib["isa"].get<std::string>() << "; bfloat16 "
+        << (lib["bfloat16"] ? "through it" : "on the reference interpreter (oneDNN 2.6 needs AVX-512)");
+  out << "\n";
   for (const nlohmann::json& lib : f["cuda"]) {
     out << lib["library"].get<std::string>() << ": ";
     if (!lib["found"]) {

@@ -28,6 +28,7 @@ nlohmann::json to_json(const Schedule& s, const memplan::Liveness& l, const memp
   nlohmann::json buffers = nlohmann::json::array();
   for (size_t i = 0; i < p.buffers.size(); ++i)
     buffers.push_back({{"node", node_name(s.graph, p.buffers[i].node)},
+                       {"workspace", l.scratch[i].workspace},  // a library call's, not the node's value
                        {"first_step", l.scratch[i].first},
                        {"last_step", l.scratch[i].last},
                        {"bytes", l.scratch[i].bytes},

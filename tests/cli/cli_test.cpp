@@ -13,6 +13,7 @@
 
 #include "graph/serialize.h"
 #include "jit_cpu/disassemble.h"
+#include "jit_cpu/dnn.h"
 #include "runtime/braze.h"
 #include "runtime/lower.h"
 #include "tests/cli/run_cli.h"
@@ -107,11 +108,20 @@ TEST_F(CliTest, PlanShowsEachBufferAndTheArenaAgainstItsBounds) {
   // intermediates live over several steps.
   std::vector<float> v(64, 0.5f);
   Tensor a = from_vector<float>(v, {8, 8});
-  std::string file = save("chain.json", matmul(exp(matmul(exp(a), a)), a));
+  Tensor chain = matmul(exp(matmul(exp(a), a)), a);
+  std::string file = save("chain.json", chain);
+  // Each matmul may have a workspace, alive during its step (Note [Step
+  // workspaces]): what oneDNN's kernels for this CPU ask for (AVX2's gemm
+  // nothing, AVX-512's brgemm a scratchpad), read from the schedule.
+  Schedule s = program_schedule(lower(std::vector<Tensor>{chain}).graph);
+  ASSERT_EQ(s.steps.size(), 4u);
+  const int64_t workspace = s.steps[1].workspace_bytes;
+  ASSERT_EQ(s.steps[3].workspace_bytes, workspace) << "two calls of one shape";
+  const size_t workspaces = workspace > 0 ? 2 : 0;
   Result r = cli({"plan", file});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("4 step(s):"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("3 scratch buffer(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::to_string(3 + workspaces) + " scratch buffer(s)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("256 B  at "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("lower bound"), std::string::npos) << r.out;
 
@@ -120,16 +130,25 @@ TEST_F(CliTest, PlanShowsEachBufferAndTheArenaAgainstItsBounds) {
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["alignment"], 256);
   EXPECT_EQ(j["steps"], 4);
-  ASSERT_EQ(j["buffers"].size(), 3u) << r.out;
+  ASSERT_EQ(j["buffers"].size(), 3 + workspaces) << r.out;
+  size_t values = 0;
   for (const auto& b : j["buffers"]) {
-    EXPECT_EQ(b["bytes"], 256);
     EXPECT_EQ(b["offset"].get<int64_t>() % 256, 0);
     EXPECT_LE(b["first_step"].get<int64_t>(), b["last_step"].get<int64_t>());
+    if (b["workspace"].get<bool>()) {
+      EXPECT_EQ(b["bytes"], workspace);
+      EXPECT_EQ(b["first_step"], b["last_step"]) << "a workspace lives in its step only";
+      continue;
+    }
+    ++values;
+    EXPECT_EQ(b["bytes"], 256);
   }
+  EXPECT_EQ(values, 3u) << r.out;
   EXPECT_LE(j["lower_bound_bytes"].get<int64_t>(), j["arena_bytes"].get<int64_t>());
   EXPECT_LE(j["arena_bytes"].get<int64_t>(), j["no_reuse_bytes"].get<int64_t>());
-  // Each buffer dies before the one after the next is born: two slots suffice.
-  EXPECT_EQ(j["arena_bytes"], 2 * 256);
+  // Each value dies before the one after the next is born: two slots
+  // suffice, and the first matmul's workspace, alive beside both, one more.
+  EXPECT_EQ(j["arena_bytes"], 2 * 256 + (workspace + 255) / 256 * 256);
 
   r = cli({"plan", "--expr", "exp(x) + 1", "--input", "x:f32[4,4]", "--strategy", "heap"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -246,6 +265,11 @@ TEST_F(CliTest, DoctorReportsCpuCudaLibrariesAndCaches) {
   EXPECT_EQ(j["cpu"]["avx512"], jit::cpu_supports(jit::Isa::Avx512));
   EXPECT_EQ(j["cpu"]["isa"], std::string(jit::name(jit::host_isa())));
   EXPECT_GE(j["cpu"]["threads"].get<int>(), 1);
+  EXPECT_EQ(j["library_calls"]["onednn"], dnn::available());
+  EXPECT_EQ(j["library_calls"]["bfloat16"], dnn::runs_bfloat16());
+  if (dnn::available()) {
+    EXPECT_EQ(j["library_calls"]["isa"], dnn::isa());
+  }
   ASSERT_EQ(j["cuda"].size(), j["cuda_backend"].get<bool>() ? 4u : 3u);  // libcuda, libnvrtc, cuBLAS(Lt), (cuDNN)
   for (const nlohmann::json& lib : j["cuda"]) EXPECT_EQ(lib["found"].get<bool>(), lib.contains("path")) << lib;
   EXPECT_EQ(j["cache"]["exists"], true);

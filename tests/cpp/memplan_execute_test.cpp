@@ -98,12 +98,22 @@ TEST(MemPlanExecute, TransformerBlockGivesTheSameResultsInAPoisonedArena) {
 
 TEST(MemPlanExecute, TheArenaIsOneAllocationAndHoldsNoOutput) {
   Lowered l = small_transformer_block();
-  Schedule s = make_schedule(l.graph);
+  // Sized as a program's schedule is, so the library calls' workspaces are
+  // planned buffers too (Note [Step workspaces]).
+  Schedule s = program_schedule(l.graph);
   RecordingAllocator plain, arena;
   execute(s, l.inputs, plain.fn());
-  std::vector<Array> out = execute(s, l.inputs, arena.fn(), KernelMode::Generated, kPoisonedArena);
+  Prepared prepared = prepare(s, KernelMode::Generated, kPoisonedArena, arena.fn());
+  // What the program keeps beside the arena: the packed weights (Note [Kept
+  // packed weights]), where oneDNN reads them packed on this CPU. Every
+  // workspace is in the arena.
+  size_t kept = 0;
+  for (const Prepared::KeptPacked& k : prepared.kept) kept += k.packed.data != nullptr;
+  for (const Array& w : prepared.workspace) EXPECT_EQ(w.data, nullptr) << "a workspace outside the arena";
+  EXPECT_EQ(arena.given.size(), 1 + kept) << "preparing: the arena, then the kept packed weights";
+  std::vector<Array> out = run_prepared(s, prepared, l.inputs, arena.fn());
   // Plain: one per output and per intermediate. Arena: one per output, plus the arena.
-  EXPECT_EQ(arena.given.size(), s.graph.outputs.size() + 1);
+  EXPECT_EQ(arena.given.size(), 1 + kept + s.graph.outputs.size());
   EXPECT_GT(plain.given.size(), arena.given.size() + 5);
   const Array& a = arena.given.front();
   ASSERT_EQ(a.dtype, DType::UInt8);
