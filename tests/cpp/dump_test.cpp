@@ -68,6 +68,8 @@ TEST(Disassemble, GeneratedKernelsReadAsInstructions) {
       {"tiled transpose", tanh(transpose(a)) + ramp(70, 130)},  // Note [Tiled transposes]
       {"column sum", sum(a, Axes{{0}})},                       // Note [Column reductions]
       {"half input", exp(astype(a, DType::Float16)) * 2.0f},
+      // Note [Wide kernels]: int64 lanes (AVX2's sequences, idiv lane by lane).
+      {"int64", argmax(astype(a, DType::Int64) * 3 % 7 - astype(transpose(ramp(70, 130)), DType::Int64), -1)},
   };
   for (const auto& [what, t] : programs) {
     Schedule s = schedule_of(t);
