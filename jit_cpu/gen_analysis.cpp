@@ -55,6 +55,18 @@ int64_t streaming_store_threshold() {
 }  // namespace
 
 template <class Vmm>
+bool RowKernelGen<Vmm>::is_wide(const KernelSpec& spec, const RowPlan& plan) {
+  auto wide = [](DType t) { return t == DType::Float64 || t == DType::Int64; };
+  for (const KernelInput& in : spec.inputs)
+    if (wide(in.dtype)) return true;
+  for (size_t v = 0; v < spec.body.size(); ++v)
+    if (wide(spec.body[v].dtype) && !int64_row_total(spec, plan, static_cast<int32_t>(v))) return true;
+  for (const KernelOutput& o : spec.outputs)  // a cast stored (astype of an input)
+    if (o.dtype == DType::Float64) return true;
+  return false;
+}
+
+template <class Vmm>
 void RowKernelGen<Vmm>::check_supported() {
   if (wide_) check_wide();
   for (const KernelInput& in : s_.inputs) {
@@ -69,7 +81,7 @@ void RowKernelGen<Vmm>::check_supported() {
       throw Unsupported("values of dtype " + std::string(name(op.dtype)));
     // float32 lanes round an int32 past 2^24, which a comparison would
     // see (16777217 == 16777216.0f); the reference compares exactly.
-    if (info(op.op).dtype_rule == DTypeRule::Compare && compute_lanes(compute_dtype_of(op)) == Lanes::Float)
+    if (info(op.op).dtype_rule == DTypeRule::Compare && op_lanes(compute_dtype_of(op)) == Lanes::Float)
       for (int32_t a : op.args)
         if (s_.body[a].dtype == DType::Int32) throw Unsupported("comparisons of int32 with float values");
   }
@@ -85,53 +97,42 @@ void RowKernelGen<Vmm>::check_supported() {
 }
 
 // Note [Wide kernels]: what a wide kernel holds. float32 results only of
-// the ops that float64 arithmetic then one rounding computes exactly as
-// float32 arithmetic does (correctly rounded ops of float32 arguments),
-// and of the math functions of float32 arguments: their float64 versions
-// (<= 2 ulp of float64) rounded once are within 0.5 ulp + 2^-28 of the
-// exact float32 result, closer than the float32 versions' bounds.
+// the ops that the reference computes in double and rounds once, as the
+// kernel does (correctly rounded ops, casts), and of the math functions:
+// their float64 versions (<= 2 ulp of float64) rounded once are within
+// 0.5 ulp + 2^-28 of the exact float32 result, closer than the float32
+// versions' bounds; float32 sums and products along the row, accumulated
+// in float64 as the reference does in double and rounded once. Integer
+// results of any op that has Long lanes.
 template <class Vmm>
 void RowKernelGen<Vmm>::check_wide() {
+  auto narrow_float = [](DType t) { return t == DType::Float16 || t == DType::BFloat16; };
   for (const KernelInput& in : s_.inputs) {
-    if (in.kind == KernelInput::Kind::Arange) throw Unsupported("aranges in float64 kernels");
-    if (in.dtype != DType::Float64 && in.dtype != DType::Float32 && in.dtype != DType::Int32 &&
-        in.dtype != DType::Bool && in.dtype != DType::Int64)
-      throw Unsupported("inputs of dtype " + std::string(name(in.dtype)) + " in float64 kernels");
+    if (in.kind == KernelInput::Kind::Arange && is_float(in.dtype))
+      throw Unsupported("float aranges in wide kernels");
+    if (narrow_float(in.dtype)) throw Unsupported("inputs of dtype " + std::string(name(in.dtype)) + " in wide kernels");
   }
-  // An int64 input is rounded to float64 on load: right only where the
-  // reference converts it too, as an argument of an op with a float64
-  // result (x * np.arange(n)); int64 arithmetic has no lanes (README).
-  for (size_t v = 0; v < s_.body.size(); ++v) {
-    if (s_.body[v].dtype != DType::Int64) continue;
-    for (const KernelOp& user : s_.body)
-      if (std::count(user.args.begin(), user.args.end(), static_cast<int32_t>(v)) && user.dtype != DType::Float64)
-        throw Unsupported("int64 values other than arguments of float64 ops in float64 kernels");
-    for (const KernelOutput& o : s_.outputs)
-      if (o.value == static_cast<int32_t>(v) && o.dtype != DType::Float64)
-        throw Unsupported("int64 outputs of float64 kernels");
-  }
-  static constexpr Op kExactInFloat32[] = {Op::Copy,  Op::Cast,  Op::Where,   Op::Add,     Op::Sub,        Op::Mul,
-                                          Op::Div,   Op::Sqrt,  Op::Neg,     Op::Abs,     Op::Maximum,    Op::Minimum,
-                                          Op::Square, Op::Relu, Op::Floor,   Op::Ceil,    Op::Round,      Op::Sign,
-                                          Op::Reciprocal, Op::Sum,   Op::Prod,    Op::Max,     Op::Min};  // (over size-1 axes)
+  static constexpr Op kAsTheReference[] = {
+      Op::Copy,  Op::Cast,  Op::Where, Op::Add,  Op::Sub,  Op::Mul,  Op::Div,  Op::Sqrt,    Op::Rsqrt,   Op::Reciprocal,
+      Op::Neg,   Op::Abs,   Op::Sign,  Op::Relu, Op::Square, Op::Floor, Op::Ceil, Op::Round, Op::Maximum, Op::Minimum,
+      Op::Sum,   Op::Prod,  Op::Max,   Op::Min};  // (over size-1 axes)
+  static constexpr Op kMathOfFloat32[] = {Op::Exp, Op::Exp2, Op::Expm1,   Op::Log, Op::Log2, Op::Log1p,
+                                          Op::Sigmoid, Op::Tanh, Op::Sin, Op::Cos, Op::Erf, Op::Pow};
   for (size_t v = 0; v < s_.body.size(); ++v) {
     const KernelOp& op = s_.body[v];
     if (op.op == Op::Input) continue;
     const DType t = op.dtype;
-    if (reduces(op) && t != DType::Float64 && t != DType::Bool)
-      throw Unsupported("reductions to " + std::string(name(t)) + " in float64 kernels");
-    if (t == DType::Float64 || t == DType::Bool) continue;
-    static constexpr Op kMathOfFloat32[] = {Op::Exp, Op::Exp2, Op::Expm1,   Op::Log, Op::Log2, Op::Log1p,
-                                            Op::Sigmoid, Op::Tanh, Op::Sin, Op::Cos, Op::Erf, Op::Pow};
-    auto listed = [&](auto& list) { return std::find(std::begin(list), std::end(list), op.op) != std::end(list); };
-    bool exact = t == DType::Float32 && !reduces(op) && (listed(kExactInFloat32) || listed(kMathOfFloat32));
-    for (size_t i = 0; i < op.args.size() && exact; ++i) {
-      const DType a = s_.body[op.args[i]].dtype;
-      bool free = op.op == Op::Cast || (op.op == Op::Where && i == 0);
-      exact = free || a == DType::Float32 || a == DType::Bool;
+    if (reduces(op)) {
+      if ((op.op == Op::ArgMax || op.op == Op::ArgMin) && !arg_reduction(static_cast<int32_t>(v)))
+        throw Unsupported("argmax/argmin other than along the row");
+      if (t == DType::Float32 && p_.columns) throw Unsupported("float32 reductions down columns in wide kernels");
+      if (narrow_float(t)) throw Unsupported("reductions to " + std::string(name(t)) + " in wide kernels");
+      continue;  // a float32 one rounds once (finish_reduction)
     }
-    if (!exact)
-      throw Unsupported("the op " + std::string(info(op.op).name) + " to " + std::string(name(t)) + " in float64 kernels");
+    if (t != DType::Float32 && !narrow_float(t)) continue;
+    auto listed = [&](auto& list) { return std::find(std::begin(list), std::end(list), op.op) != std::end(list); };
+    if (t != DType::Float32 || !(listed(kAsTheReference) || listed(kMathOfFloat32)))
+      throw Unsupported("the op " + std::string(info(op.op).name) + " to " + std::string(name(t)) + " in wide kernels");
   }
 }
 

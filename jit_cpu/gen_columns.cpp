@@ -177,6 +177,7 @@ void RowKernelGen<Vmm>::column_unit(int64_t width, const std::vector<int32_t>& r
   else
     for (int p = 0; p < column_passes(); ++p) column_pass(p, width);
   L(no_rows);
+  if (p_.reduce_length == 0) input_pointers();  // no pass down the columns set them
   // The per-column results and what the group computes from them.
   Pass results;
   std::vector<bool> need(s_.body.size(), false), from_total(s_.body.size(), false);
@@ -409,18 +410,18 @@ void RowKernelGen<Vmm>::reduce_along_row(int32_t r, int64_t width) {
       vmovups(scratch(2), tail_mask());
       ops_.blend(scratch(0), scratch(1), scratch(0), scratch(2));
     }
-    combine(op, lanes(r), ops_, block, scratch(0), scratch(1));
+    combine(op, lanes(r), ops_, block, scratch(0), scratch(1), scratch(2));
     if (op == Op::Sum) {
       Xbyak::Label same_block;
       lea(rax, ptr[r8 + V]);
       test(rax, kSumBlock - 1);
       jnz(same_block);
-      add_floats(acc, acc, block);
-      vmovaps(block, minus_zero());
+      add_sum(r, acc, acc, block);
+      vmovaps(block, sum_zero(r));
       L(same_block);
     }
   });
-  if (op == Op::Sum) add_floats(acc, acc, block);
+  if (op == Op::Sum) add_sum(r, acc, acc, block);
   else vmovaps(acc, block);
   reduce_lanes(r, acc);
   vmovups(unit_value_at(unit_slot_[r]), acc);
@@ -443,9 +444,9 @@ void RowKernelGen<Vmm>::fold_column_blocks(int64_t width, const std::vector<int3
   each_vector(width, [&](bool) {
     for (int32_t r : sums) {
       vmovups(scratch(0), stash_at(stash_slot_[r]));
-      add_floats(scratch(0), scratch(0), stash_at(stash_slot_[r] + 1));
+      add_sum(r, scratch(0), scratch(0), stash_at(stash_slot_[r] + 1));
       vmovups(stash_at(stash_slot_[r]), scratch(0));
-      vmovaps(scratch(0), minus_zero());
+      vmovaps(scratch(0), sum_zero(r));
       vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
     }
   });
@@ -457,7 +458,7 @@ void RowKernelGen<Vmm>::accumulate_column(int32_t r, const Vmm& x) {
   Op op = s_.body[r].op;
   int slot = stash_slot_[r] + (op == Op::Sum ? 1 : 0);
   vmovups(scratch(1), stash_at(slot));
-  combine(op, lanes(r), ops_, scratch(1), x, scratch(2));
+  combine(op, lanes(r), ops_, scratch(1), x, scratch(2), scratch(3));
   vmovups(stash_at(slot), scratch(1));
 }
 

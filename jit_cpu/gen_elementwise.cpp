@@ -11,10 +11,10 @@ namespace braze::jit::detail {
 
 // d = op(args), args in registers regs (Note [Lanes]): the arguments are
 // brought to the lanes the op computes in, the op is emitted for those
-// lanes, and its result fitted to its dtype.
+// lanes, and its result fitted to its dtype. Wide kernels alike, in their
+// 64-bit lanes (Note [Wide kernels]).
 template <class Vmm>
 void RowKernelGen<Vmm>::compute_op(const KernelOp& op, const Vmm& d, const std::array<Vmm, 3>& regs) {
-  if (wide_) return compute_wide(op, d, regs);  // Note [Wide kernels]
   auto dtype = [&](size_t i) { return s_.body[op.args[i]].dtype; };
   switch (op.op) {  // ops that read their arguments in whatever lanes they are
     case Op::Copy: vmovaps(d, regs[0]); return;
@@ -28,7 +28,7 @@ void RowKernelGen<Vmm>::compute_op(const KernelOp& op, const Vmm& d, const std::
     case Op::LogicalNot: vxorps(d, truth(regs[0], dtype(0), scratch(0)), k_.bits_of(0xffffffff)); return;
     case Op::Sin:
     case Op::Cos:  // of integers: from the exact int32, not its float32 rounding
-      if (*lanes_of(dtype(0)) != Lanes::Int || *lanes_of(op.dtype) != Lanes::Float) break;
+      if (lanes_for(dtype(0)) != Lanes::Int || lanes_for(op.dtype) != Lanes::Float) break;
       math_.sin_cos_of_int(d, regs[0], {scratch(0), scratch(1), scratch(2), scratch(3), scratch(4)},
                            /*cos=*/op.op == Op::Cos);
       return;
@@ -37,22 +37,29 @@ void RowKernelGen<Vmm>::compute_op(const KernelOp& op, const Vmm& d, const std::
   // Where picks between its branches in the result's lanes; any other
   // op computes in those of its compute dtype.
   const bool where = op.op == Op::Where;
-  const Lanes in = where ? *lanes_of(op.dtype) : compute_lanes(compute_dtype_of(op));
-  std::array<Vmm, 3> args;
+  const Lanes in = where ? lanes_for(op.dtype) : op_lanes(compute_dtype_of(op));
+  std::array<Vmm, 3> args = regs;
   std::vector<int> converted;  // registers of their own: an op's emitter clobbers the scratch registers
-  for (size_t i = 0; i < op.args.size(); ++i) {
-    args[i] = regs[i];
-    if (where && i == 0) {
-      args[i] = truth(args[i], dtype(i), scratch(0));
-    } else if (*lanes_of(dtype(i)) != in) {
-      converted.push_back(alloc());
-      convert(vr(converted.back()), args[i], dtype(i), widest(in));
-      args[i] = vr(converted.back());
+  for (size_t i = where ? 1 : 0; i < op.args.size(); ++i) {
+    if (lanes_for(dtype(i)) == in) continue;
+    converted.push_back(alloc());
+    convert(vr(converted.back()), args[i], dtype(i), widest(in));
+    args[i] = vr(converted.back());
+  }
+  if (where) {
+    ops_.blend(d, args[2], args[1], truth(args[0], dtype(0), scratch(0)), width());
+  } else if (is_reduce(op.op)) {  // over no axes, or over size-1 axes only: the value itself
+    if (op.op == Op::ArgMax || op.op == Op::ArgMin) vxorps(d, d, d);  // its index, 0 (an int64: wide)
+    else vmovaps(d, args[0]);
+  } else {
+    switch (in) {
+      case Lanes::Int:
+      case Lanes::Long: compute_int(op, d, args[0], args[1]); break;
+      case Lanes::Float: compute_float(op, d, args[0], args[1]); break;
+      case Lanes::Double: compute_double(op, d, args[0], args[1]); break;
+      case Lanes::Mask: throw Unsupported("the op " + std::string(info(op.op).name) + " on bools");
     }
   }
-  if (where) ops_.blend(d, args[2], args[1], args[0]);
-  else if (in == Lanes::Int) compute_int(op, d, args[0], args[1]);
-  else compute_float(op, d, args[0], args[1]);
   for (int r : converted) release(r);
   DTypeRule rule = info(op.op).dtype_rule;
   bool masks = !where && (rule == DTypeRule::Compare || rule == DTypeRule::ToBool);
@@ -60,57 +67,23 @@ void RowKernelGen<Vmm>::compute_op(const KernelOp& op, const Vmm& d, const std::
 }
 
 // An op's result, computed in lanes `out`, in the lanes and range of its
-// dtype: bools computed as integers become masks, 8-bit integers wrap.
-// Float results keep all of float32 (Note [Lanes]).
+// dtype: bools computed as integers become masks, narrower integers wrap,
+// float32 computed in float64 rounds. Float results of 32-bit lanes keep
+// all of float32 (Note [Lanes]).
 template <class Vmm>
 void RowKernelGen<Vmm>::fit(const Vmm& d, Lanes out, DType t) {
-  Lanes want = *lanes_of(t);
-  if (want == Lanes::Mask && out == Lanes::Int) ints_.nonzero(d, d, scratch(0));
-  else if (want == Lanes::Int) ints_.wrap(d, d, DType::Int32, t);
-}
-
-template <class Vmm>
-void RowKernelGen<Vmm>::compute_int(const KernelOp& op, const Vmm& d, const Vmm& a, const Vmm& b) {
-  const Vmm s0 = scratch(0), s1 = scratch(1), s2 = scratch(2), s3 = scratch(3);
-  using I = IntOps<Vmm>;
-  switch (op.op) {
-    case Op::Add: vpaddd(d, a, b); return;
-    case Op::Sub: vpsubd(d, a, b); return;
-    case Op::Mul: vpmulld(d, a, b); return;
-    case Op::Mod: ints_.mod(d, a, b, s0, s1, s2, s3); return;
-    case Op::Pow: ints_.pow(d, a, b, s0, s1, s2, s3); return;
-    case Op::Maximum: vpmaxsd(d, a, b); return;
-    case Op::Minimum: vpminsd(d, a, b); return;
-    case Op::Eq: ints_.cmp(d, a, b, I::Eq); return;
-    case Op::Ne: ints_.cmp(d, a, b, I::Ne); return;
-    case Op::Lt: ints_.cmp(d, a, b, I::Lt); return;
-    case Op::Le: ints_.cmp(d, a, b, I::Le); return;
-    case Op::Gt: ints_.cmp(d, a, b, I::Gt); return;
-    case Op::Ge: ints_.cmp(d, a, b, I::Ge); return;
-    case Op::Neg:
-      vxorps(s0, s0, s0);
-      vpsubd(d, s0, a);
+  switch (lanes_for(t)) {
+    case Lanes::Mask:
+      if (out == Lanes::Int) ints_.nonzero(d, d, scratch(0));
+      if (out == Lanes::Long) longs_.nonzero(d, d);
       return;
-    case Op::Abs: vpabsd(d, a); return;  // abs(INT32_MIN) wraps to itself, as the reference's
-    case Op::Sign: ints_.sign(d, a); return;
-    case Op::Square: vpmulld(d, a, a); return;
-    case Op::Relu:
-      vxorps(s0, s0, s0);
-      vpmaxsd(d, a, s0);
+    case Lanes::Int: ints_.wrap(d, d, DType::Int32, t); return;
+    case Lanes::Long: longs_.wrap(d, d, DType::Int64, t, scratch(0)); return;
+    case Lanes::Double:
+      if (t == DType::Float32) convert_wide(d, d, DType::Float64, DType::Float32);
       return;
-    case Op::Floor:
-    case Op::Ceil:
-    case Op::Round: vmovaps(d, a); return;  // integers are whole
-    case Op::IsNan:
-    case Op::IsInf: vxorps(d, d, d); return;
-    case Op::Max:
-    case Op::Min:  // over no axes, or over size-1 axes only: the value itself
-      if (s_.body[op.args[0]].dtype != op.dtype) throw Unsupported("a reduction that changes dtype");
-      vmovaps(d, a);
-      return;
-    default: break;
+    case Lanes::Float: return;
   }
-  throw Unsupported("the op " + std::string(info(op.op).name) + " on integers");
 }
 
 template <class Vmm>
@@ -180,14 +153,6 @@ void RowKernelGen<Vmm>::compute_float(const KernelOp& op, const Vmm& d, const Vm
       vandps(s0, a(), k_.bits_of(0x7fffffff));
       ops_.cmp(d, s0, k_(INFINITY), Ops::Eq);
       return;
-    case Op::Sum:
-    case Op::Prod:
-    case Op::Max:
-    case Op::Min:
-      // Over no axes, or over size-1 axes only: the value itself.
-      if (s_.body[op.args[0]].dtype != op.dtype) throw Unsupported("a reduction that changes dtype");
-      vmovaps(d, a());
-      return;
     default: break;
   }
   throw Unsupported("the op " + std::string(info(op.op).name));
@@ -198,13 +163,14 @@ void RowKernelGen<Vmm>::compute_float(const KernelOp& op, const Vmm& d, const Vm
 // temporary (scratch(i)) that dies before a returned reference is used.
 template <class Vmm>
 Vmm RowKernelGen<Vmm>::truth(const Vmm& x, DType t, const Vmm& s) {
-  switch (*lanes_of(t)) {
+  switch (lanes_for(t)) {
     case Lanes::Mask: return x;
     case Lanes::Int: ints_.nonzero(s, x, s); return s;
     case Lanes::Float: ops_.cmp(s, x, k_(0.0f), Ops::Ne); return s;
-    case Lanes::Double: break;  // wide kernels: truth_wide
+    case Lanes::Double:
+    case Lanes::Long: break;
   }
-  return x;
+  return truth_wide(x, t, s);
 }
 
 // d = x, a value of dtype `from`, cast to dtype `to` as the reference
@@ -212,6 +178,7 @@ Vmm RowKernelGen<Vmm>::truth(const Vmm& x, DType t, const Vmm& s) {
 // integers wrap, halves round to nearest even). d must not be x.
 template <class Vmm>
 void RowKernelGen<Vmm>::convert(const Vmm& d, const Vmm& x, DType from, DType to) {
+  if (wide_) return convert_wide(d, x, from, to);  // Note [Wide kernels]
   const Lanes lf = *lanes_of(from), lt = *lanes_of(to);
   if (lt == Lanes::Mask) {
     const Vmm m = truth(x, from, scratch(0));

@@ -39,7 +39,7 @@ void RowKernelGen<Vmm>::loop_pass(Pass pass, bool prefetch_next_row) {
     int acc = alloc();
     pass.acc[r] = acc;
     if (arg_reduction(r)) {  // Note [Arg reductions]
-      vmovaps(vr(acc), k_(s_.body[r].op == Op::ArgMax ? -INFINITY : INFINITY));
+      vmovaps(vr(acc), arg_start(r));
       pass.index[r] = alloc();
       vxorps(vr(pass.index[r]), vr(pass.index[r]), vr(pass.index[r]));  // vpxor has no zmm form
       continue;
@@ -51,7 +51,7 @@ void RowKernelGen<Vmm>::loop_pass(Pass pass, bool prefetch_next_row) {
     vmovaps(vr(acc), start_value(r));
     if (s_.body[r].op == Op::Sum) {
       int total = alloc();
-      vmovaps(vr(total), minus_zero());
+      vmovaps(vr(total), sum_zero(r));
       pass.total[r] = total;
     }
   }

@@ -1,5 +1,6 @@
-// Reductions along the row: accumulators, blocked sums, integer sums, arg
-// reductions, and the horizontal step that makes a row constant.
+// Reductions along the row: accumulators, blocked sums, integer sums, and the
+// horizontal step that makes a row constant (arg reductions:
+// gen_arg_reductions.cpp).
 #include <array>
 #include <bit>
 #include <cmath>
@@ -9,39 +10,36 @@
 
 namespace braze::jit::detail {
 
-// Note [Integer sums]
-// NumPy sums integers and bools into int64, which has no lanes. A row sum
-// of integer lanes that is only stored (a count of trues, x.sum(-1) of
-// int8) is still generated: it accumulates V/2 int64 lanes, each 32-bit
-// lane sign-extended into them, and adds those up in a general register.
-// Anything that computes with an int64 (even sum + 1), products and
-// column sums run on the spec interpreter.
-template <class Vmm>
-bool RowKernelGen<Vmm>::int64_row_total(int32_t v) const {
-  const KernelOp& op = s_.body[v];
-  if (op.dtype != DType::Int64) return false;
-  bool sum = op.op == Op::Sum && !p_.columns && reduces(op) && lanes_of(s_.body[op.args[0]].dtype);
-  bool copy = op.op == Op::Copy && int64_row_total(op.args[0]);
-  if (!sum && !copy && !arg_reduction(v)) return false;
-  for (const KernelOp& user : s_.body)  // a copy (a reshape's) is checked on its own
-    if (user.op != Op::Copy && std::count(user.args.begin(), user.args.end(), v)) return false;
-  for (const KernelOutput& o : s_.outputs)
-    if (o.value == v && stored_per_element(o)) return false;
-  return true;
+namespace {
+
+// A reduction along the row of a row plan (not a column plan).
+bool reduces_row(const KernelOp& op, const RowPlan& p) {
+  return is_reduce(op.op) && !op.attr.ints.empty() && p.reduces && !p.columns;
 }
 
-// Note [Arg reductions]
-// argmax/argmin along the row of float lanes: each lane keeps its best
-// value and that value's index (int32 lanes); a lane takes a new element
-// when it is better, or NaN while the best is not (NaN wins, as in NumPy),
-// so within a lane the first of equals stays. The horizontal step picks
-// the best lane, the lowest index among equals. The int64 result is only
-// stored (Note [Integer sums]).
+}  // namespace
+
+// Note [Integer sums]
+// NumPy sums integers and bools into int64, whose values live in the Long
+// lanes of wide kernels (Note [Wide kernels]): products, column sums,
+// sum + 1 and sums of int64 are wide. A row sum of 32-bit integer lanes
+// that is only stored (a count of trues, x.sum(-1) of int8) stays in a
+// 32-bit kernel, which reads twice the elements per vector: it
+// accumulates V/2 int64 lanes, each 32-bit lane sign-extended into them,
+// and adds those up in a general register.
 template <class Vmm>
-bool RowKernelGen<Vmm>::arg_reduction(int32_t v) const {
-  const KernelOp& op = s_.body[v];
-  return (op.op == Op::ArgMax || op.op == Op::ArgMin) && !p_.columns && reduces(op) &&
-         lanes_of(s_.body[op.args[0]].dtype) == Lanes::Float && fits_int32(p_.row_length + V);
+bool RowKernelGen<Vmm>::int64_row_total(const KernelSpec& s, const RowPlan& p, int32_t v) {
+  const KernelOp& op = s.body[v];
+  if (op.dtype != DType::Int64) return false;
+  bool sum = op.op == Op::Sum && reduces_row(op, p) && lanes_of(s.body[op.args[0]].dtype);
+  bool copy = op.op == Op::Copy && int64_row_total(s, p, op.args[0]);
+  bool arg = arg_reduction(s, p, v) && lanes_of(s.body[op.args[0]].dtype) == Lanes::Float;
+  if (!sum && !copy && !arg) return false;
+  for (const KernelOp& user : s.body)  // a copy (a reshape's) is checked on its own
+    if (user.op != Op::Copy && std::count(user.args.begin(), user.args.end(), v)) return false;
+  for (const KernelOutput& o : s.outputs)
+    if (o.value == v && (o.space == Space::Full || !p.reduces)) return false;  // stored per element
+  return true;
 }
 
 // The identity of reduction r, as the bits of a lane.
@@ -66,23 +64,35 @@ uint32_t RowKernelGen<Vmm>::identity(int32_t r) const {
       if (op == Op::Max) return 0;
       if (op == Op::Min) return 0xffffffffu;
       break;
-    case Lanes::Double: break;  // identity_value
+    case Lanes::Double:
+    case Lanes::Long: break;  // identity_value
   }
   throw Unsupported("the reduction " + std::string(info(op).name));
 }
 
-// The identity of reduction r in every lane (float64 ones in wide kernels).
+// The identity of reduction r in every lane (64-bit ones in wide kernels).
 template <class Vmm>
 Xbyak::Address RowKernelGen<Vmm>::identity_value(int32_t r) {
+  const Op op = s_.body[r].op;
+  if (lanes(r) == Lanes::Long) {
+    switch (op) {
+      case Op::Sum: return k_.bits64(0);
+      case Op::Prod: return k_.bits64(1);
+      case Op::Max: return k_.bits64(uint64_t{1} << 63);
+      case Op::Min: return k_.bits64(~uint64_t{0} >> 1);
+      default: break;
+    }
+  }
   if (lanes(r) != Lanes::Double) return k_.bits_of(identity(r));
-  switch (s_.body[r].op) {
+  switch (op) {
     case Op::Sum: return k_.f64(-0.0);
     case Op::Prod: return k_.f64(1.0);
     case Op::Max: return k_.f64(-INFINITY);
     case Op::Min: return k_.f64(INFINITY);
     default: break;
   }
-  throw Unsupported("the reduction " + std::string(info(s_.body[r].op).name) + " of float64 values");
+  throw Unsupported("the reduction " + std::string(info(op).name) + " in " + std::string(name(widest(lanes(r)))) +
+                    " lanes");
 }
 
 // What an accumulator starts from: the identity, except that an empty
@@ -95,15 +105,23 @@ Xbyak::Address RowKernelGen<Vmm>::start_value(int32_t r) {
 }
 
 template <class Vmm>
-void RowKernelGen<Vmm>::accumulate(Pass& pass, int32_t r, const Vmm& x, bool tail) {
+void RowKernelGen<Vmm>::accumulate(Pass& pass, int32_t r, const Vmm& in, bool tail) {
   Op op = s_.body[r].op;
+  Vmm x = in;
+  const int32_t a = s_.body[r].args[0];
+  // Bools summed or compared by an argmax: 0 and 1 in Long lanes. (An
+  // argmax's numbers are compared as they are.)
+  if (wide_ && lanes(a) != lanes(r) && (lanes(a) == Lanes::Mask || !arg_reduction(r))) {
+    convert_wide(scratch(4), in, s_.body[a].dtype, DType::Int64);
+    x = scratch(4);
+  }
   if (p_.columns) {
     accumulate_column(r, x);
     return;
   }
   Vmm acc = vr(pass.acc[r]);
   if (arg_reduction(r)) {
-    accumulate_arg(op, acc, vr(pass.index[r]), x, tail);
+    accumulate_arg(r, acc, vr(pass.index[r]), x, tail);
     return;
   }
   if (int64_row_total(r)) {
@@ -122,63 +140,7 @@ void RowKernelGen<Vmm>::accumulate(Pass& pass, int32_t r, const Vmm& x, bool tai
       vblendvps(v, v, x, scratch(1));
     }
   }
-  combine(op, lanes(r), ops_, acc, v, scratch(2));
-}
-
-// Note [Arg reductions]: best/index take x and its indices (r8 + lane)
-// where x is better.
-template <class Vmm>
-void RowKernelGen<Vmm>::accumulate_arg(Op op, const Vmm& best, const Vmm& index, const Vmm& x, bool tail) {
-  const Vmm take = scratch(0), s = scratch(1);
-  ops_.cmp(take, x, best, op == Op::ArgMax ? Ops::Gt : Ops::Lt);
-  ops_.cmp(s, x, x, Ops::Unord);
-  vorps(take, take, s);
-  ops_.cmp(s, best, best, Ops::Eq);  // the best is not NaN
-  vandps(take, take, s);
-  if (tail) vandps(take, take, tail_mask());
-  vmovq(Xbyak::Xmm(s.getIdx()), r8);
-  vpbroadcastd(s, Xbyak::Xmm(s.getIdx()));
-  std::array<uint32_t, 16> iota{};
-  for (uint32_t i = 0; i < 16; ++i) iota[i] = i;
-  vpaddd(s, s, k_.lanes(iota));
-  ops_.blend(index, index, s, take);
-  ops_.blend(best, best, x, take);
-}
-
-// The best lane of best/index: NaN first, then the better value, then
-// the lower index. Leaves the index in eax.
-template <class Vmm>
-void RowKernelGen<Vmm>::finish_arg(Op op, const Vmm& best, const Vmm& index) {
-  vmovups(ptr[rsp + kBounce], best);
-  vmovups(ptr[rsp + kBounce + 4 * V], index);
-  const Xbyak::Xmm a(0), b(1);
-  vmovss(a, dword[rsp + kBounce]);
-  mov(eax, dword[rsp + kBounce + 4 * V]);
-  for (int i = 1; i < V; ++i) {
-    Xbyak::Label take, keep, b_nan, equal;
-    vmovss(b, dword[rsp + kBounce + 4 * i]);
-    mov(r9d, dword[rsp + kBounce + 4 * V + 4 * i]);
-    vucomiss(b, b);
-    jp(b_nan);
-    vucomiss(a, a);
-    jp(keep);                                   // a is NaN, b is not
-    vucomiss(b, a);
-    je(equal);
-    if (op == Op::ArgMax) ja(take);
-    else jb(take);
-    jmp(keep);
-    L(b_nan);
-    vucomiss(a, a);
-    jnp(take);                                  // b is NaN, a is not
-    L(equal);
-    cmp(r9d, eax);
-    jl(take);
-    jmp(keep);
-    L(take);
-    vmovaps(a, b);
-    mov(eax, r9d);
-    L(keep);
-  }
+  combine(op, lanes(r), ops_, acc, v, scratch(2), scratch(3));
 }
 
 // Note [Blocked sums]: a row's sum accumulates kSumBlock elements per lane
@@ -191,8 +153,8 @@ void RowKernelGen<Vmm>::flush_sums(Pass& pass) {
   test(r8, static_cast<int>(kSumBlock - 1));
   jnz(skip, T_NEAR);
   for (auto [r, total] : pass.total) {
-    add_floats(vr(total), vr(total), vr(pass.acc[r]));
-    vmovaps(vr(pass.acc[r]), minus_zero());
+    add_sum(r, vr(total), vr(total), vr(pass.acc[r]));
+    vmovaps(vr(pass.acc[r]), sum_zero(r));
   }
   L(skip);
 }
@@ -222,12 +184,10 @@ void RowKernelGen<Vmm>::accumulate_int64(const Vmm& acc, const Vmm& x, Lanes l, 
 // reduce op's row constant.
 template <class Vmm>
 void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
-  Op op = s_.body[r].op;
   int acc = pass.acc[r];
   if (arg_reduction(r)) {  // the index, as an int64, broadcast
-    finish_arg(op, vr(acc), vr(pass.index[r]));
+    finish_arg(r, vr(acc), vr(pass.index[r]));
     release(pass.index[r]);
-    movsxd(rax, eax);
     vmovq(Xbyak::Xmm(0), rax);
     vpbroadcastq(vr(acc), Xbyak::Xmm(0));
     const_reg_[r] = acc;
@@ -243,10 +203,13 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
     return;
   }
   if (pass.total.count(r)) {
-    add_floats(vr(acc), vr(acc), vr(pass.total[r]));
+    add_sum(r, vr(acc), vr(acc), vr(pass.total[r]));
     release(pass.total[r]);
   }
   reduce_lanes(r, vr(acc));
+  // A float32 sum or product of a wide kernel, accumulated in float64 as
+  // the reference accumulates it in double, rounds once.
+  if (wide_ && s_.body[r].dtype == DType::Float32) convert_wide(vr(acc), vr(acc), DType::Float64, DType::Float32);
   const_reg_[r] = acc;
 }
 
@@ -254,13 +217,13 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
 template <class Vmm>
 void RowKernelGen<Vmm>::reduce_lanes(int32_t r, const Vmm& acc) {
   vmovups(ptr[rsp + kBounce], acc);
-  Xbyak::Xmm a(0), b(1), s(2);
+  Xbyak::Xmm a(0), b(1), s(2), s2(3);
   VectorOps<Xbyak::Xmm> x(*this, k_);
   if (wide_) {  // 64-bit lanes
     vmovsd(a, qword[rsp + kBounce]);
     for (int i = 1; i < V; ++i) {
       vmovsd(b, qword[rsp + kBounce + 8 * i]);
-      combine(s_.body[r].op, lanes(r), x, a, b, s);
+      combine(s_.body[r].op, lanes(r), x, a, b, s, s2);
     }
     vbroadcastsd(acc, a);
     return;
@@ -268,7 +231,7 @@ void RowKernelGen<Vmm>::reduce_lanes(int32_t r, const Vmm& acc) {
   vmovss(a, dword[rsp + kBounce]);
   for (int i = 1; i < V; ++i) {
     vmovss(b, dword[rsp + kBounce + 4 * i]);
-    combine(s_.body[r].op, lanes(r), x, a, b, s);
+    combine(s_.body[r].op, lanes(r), x, a, b, s, s2);
   }
   vbroadcastss(acc, a);
 }

@@ -1,5 +1,6 @@
-// Element-wise ops of wide kernels (Note [Wide kernels] in lanes.h): every
-// number a float64 lane, every bool a 64-bit mask.
+// Element-wise ops of wide kernels (Note [Wide kernels] in lanes.h) on float64
+// lanes, truth values and casts between the 64-bit lanes (compute_op in
+// gen_elementwise.cpp brings the arguments to the lanes an op computes in).
 #include <array>
 #include <cmath>
 #include <string>
@@ -11,51 +12,6 @@
 #include "jit_cpu/trig_f64.h"
 
 namespace braze::jit::detail {
-
-// d = op(args) in 64-bit lanes: the arguments in the lanes the op reads
-// (masks for logic and Where's condition, numbers for the rest), then a
-// float32 result rounded to float32 (check_wide admits only the ops for
-// which that is float32 arithmetic).
-template <class Vmm>
-void RowKernelGen<Vmm>::compute_wide(const KernelOp& op, const Vmm& d, const std::array<Vmm, 3>& regs) {
-  auto dtype = [&](size_t i) { return s_.body[op.args[i]].dtype; };
-  switch (op.op) {
-    case Op::Copy: vmovapd(d, regs[0]); return;
-    case Op::Cast: convert_wide(d, regs[0], dtype(0), op.dtype); return;
-    case Op::LogicalAnd:
-      vandpd(d, truth_wide(regs[0], dtype(0), scratch(0)), truth_wide(regs[1], dtype(1), scratch(1)));
-      return;
-    case Op::LogicalOr:
-      vorpd(d, truth_wide(regs[0], dtype(0), scratch(0)), truth_wide(regs[1], dtype(1), scratch(1)));
-      return;
-    case Op::LogicalNot: vxorpd(d, truth_wide(regs[0], dtype(0), scratch(0)), k_.bits_of(0xffffffff)); return;
-    default: break;
-  }
-  const bool where = op.op == Op::Where;
-  // Where picks in the result's lanes; any other op reads numbers (a bool
-  // argument of + or == is 0 or 1).
-  const Lanes in = where ? wide_lanes_of(op.dtype) : Lanes::Double;
-  std::array<Vmm, 3> args;
-  std::vector<int> converted;  // registers of their own: an op's emitter clobbers the scratch registers
-  for (size_t i = 0; i < op.args.size(); ++i) {
-    args[i] = regs[i];
-    if (where && i == 0) {
-      args[i] = truth_wide(args[i], dtype(i), scratch(0));
-    } else if (wide_lanes_of(dtype(i)) != in) {
-      converted.push_back(alloc());
-      convert_wide(vr(converted.back()), args[i], dtype(i), in == Lanes::Mask ? DType::Bool : DType::Float64);
-      args[i] = vr(converted.back());
-    }
-  }
-  if (where) ops_.blend(d, args[2], args[1], args[0], Width::k64);
-  else compute_double(op, d, args[0], args[1]);
-  for (int r : converted) release(r);
-  const DTypeRule rule = info(op.op).dtype_rule;
-  if (op.dtype == DType::Float32) convert_wide(d, d, DType::Float64, DType::Float32);
-  // A bool computed as 0 and 1 (true + true is 2): its truth.
-  if (op.dtype == DType::Bool && !where && rule != DTypeRule::Compare && rule != DTypeRule::ToBool)
-    convert_wide(d, d, DType::Float64, DType::Bool);
-}
 
 template <class Vmm>
 void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const Vmm& a, const Vmm& b) {
@@ -126,13 +82,6 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
       vandpd(s0, a, k_.bits64(0x7fffffffffffffffull));
       ops_.cmp(d, s0, k_.f64(INFINITY), Ops::Eq, Width::k64);
       return;
-    case Op::Sum:
-    case Op::Prod:
-    case Op::Max:
-    case Op::Min:  // over no axes, or over size-1 axes only: the value itself
-      if (s_.body[op.args[0]].dtype != op.dtype) throw Unsupported("a reduction that changes dtype");
-      vmovapd(d, a);
-      return;
     default: break;
   }
   throw Unsupported("the op " + std::string(info(op.op).name) + " on float64 values");
@@ -141,28 +90,40 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
 // x, of dtype t, as a 64-bit lane mask of its truth (NaN is true).
 template <class Vmm>
 Vmm RowKernelGen<Vmm>::truth_wide(const Vmm& x, DType t, const Vmm& s) {
-  if (t == DType::Bool) return x;
-  ops_.cmp(s, x, k_.f64(0.0), Ops::Ne, Width::k64);
-  return s;
+  switch (wide_lanes_of(t)) {
+    case Lanes::Mask: return x;
+    case Lanes::Long: longs_.nonzero(s, x); return s;
+    default: ops_.cmp(s, x, k_.f64(0.0), Ops::Ne, Width::k64); return s;
+  }
 }
 
-// d = x cast from `from` to `to` in 64-bit lanes: numbers are float64
-// already (float32 and int32 ones exactly); a float32 result is rounded to
-// float32. d may be x.
+// d = x cast from `from` to `to` in 64-bit lanes as the reference casts
+// (graph/array.h): an int64 rounds to float64 once, a float truncates
+// toward zero through int64, integers wrap; a float32 result is rounded
+// to float32. d may be x.
 template <class Vmm>
 void RowKernelGen<Vmm>::convert_wide(const Vmm& d, const Vmm& x, DType from, DType to) {
-  if (to == DType::Bool) {
-    const Vmm m = truth_wide(x, from, scratch(0));
+  const Lanes lf = wide_lanes_of(from), lt = wide_lanes_of(to);
+  const Vmm s0 = scratch(0), s1 = scratch(1), s2 = scratch(2);
+  if (lt == Lanes::Mask) {
+    const Vmm m = truth_wide(x, from, s0);
     if (m.getIdx() != d.getIdx()) vmovapd(d, m);
-  } else if (from == DType::Bool) {
-    vandpd(d, x, k_.f64(1.0));
-  } else if (to == DType::Float32) {
-    vcvtpd2ps(Half(0), x);
-    vcvtps2pd(d, Half(0));
-  } else if (to == DType::Float64) {
-    if (d.getIdx() != x.getIdx()) vmovapd(d, x);
+  } else if (lf == Lanes::Mask) {
+    vandpd(d, x, lt == Lanes::Double ? k_.f64(1.0) : k_.bits64(1));
+  } else if (lt == Lanes::Long) {
+    if (lf == Lanes::Double) {
+      longs_.trunc_from_f64(d, x, s0, s1, s2);
+      longs_.wrap(d, d, DType::Int64, to, s0);
+    } else {
+      longs_.wrap(d, x, from, to, s0);
+    }
   } else {
-    throw Unsupported("casts to " + std::string(name(to)) + " in float64 kernels");
+    if (lf == Lanes::Long) longs_.to_f64(d, x, s0, s1);
+    else if (d.getIdx() != x.getIdx()) vmovapd(d, x);
+    if (to == DType::Float32) {
+      vcvtpd2ps(Half(0), d);
+      vcvtps2pd(d, Half(0));
+    }
   }
 }
 

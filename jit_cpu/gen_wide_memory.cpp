@@ -1,7 +1,8 @@
 // Loads and stores of wide kernels (Note [Wide kernels] in lanes.h): float64
-// as it is, float32 and int32 widened exactly on load (float32 rounded on
-// store), bools as 64-bit masks; tails under k1 (AVX-512) or vmaskmov
-// (AVX2), strided inputs by gathers.
+// and int64 as they are, float32 widened exactly on load (rounded on
+// store), int32, int8 and uint8 sign- or zero-extended on load (narrowed on
+// store), bools as 64-bit masks; tails under k1 (AVX-512) or vmaskmov or
+// the bounce area (AVX2), strided inputs by gathers, aranges computed.
 #include <array>
 #include <string>
 
@@ -13,28 +14,11 @@ namespace {
 constexpr uint64_t kByteLanes = 0x0101010101010101ull;  // pdep: bit i to byte i
 }  // namespace
 
-// dst (float64) = dst (int64 lanes), rounded once as a C cast rounds.
-// AVX-512 has vcvtqq2pd; AVX2 adds the high 48 bits, made exact in a
-// float64 biased by 3 2^67, to the low 16 in one biased by 2^52.
-template <class Vmm>
-void RowKernelGen<Vmm>::int64_to_f64(const Vmm& dst) {
-  if constexpr (kZmm) {
-    vcvtqq2pd(dst, dst);
-  } else {
-    vpsrad(scratch(0), dst, 16);
-    vpxor(scratch(1), scratch(1), scratch(1));
-    vpblendw(scratch(0), scratch(0), scratch(1), 0x33);  // x >> 48 (arithmetic), as int64
-    vpaddq(scratch(0), scratch(0), k_.f64(0x3p67));
-    vpblendw(dst, dst, k_.f64(0x1p52), 0x88);           // 2^52 + the low 48 bits
-    vsubpd(scratch(0), scratch(0), k_.f64(0x3p67 + 0x1p52));
-    vaddpd(dst, scratch(0), dst);
-  }
-}
-
 template <class Vmm>
 void RowKernelGen<Vmm>::load_wide(int32_t k, const Vmm& dst, bool tail) {
   const KernelInput& in = s_.inputs[k];
   input_base(k);
+  if (in.kind == KernelInput::Kind::Arange) return arange_wide(k, dst);
   if (p_.inputs[k].inner_stride != 1) return gather_wide(k, dst, tail);
   const int size = static_cast<int>(itemsize(in.dtype));
   Xbyak::Address at = ptr[rax + r8 * size];
@@ -48,7 +32,6 @@ void RowKernelGen<Vmm>::load_wide(int32_t k, const Vmm& dst, bool tail) {
         vmovupd(scratch(4), tail_mask());
         vmaskmovpd(dst, scratch(4), at);
       }
-      if (in.dtype == DType::Int64) int64_to_f64(dst);
       return;
     case DType::Float32:
     case DType::Int32:  // into half a register, then widened
@@ -59,30 +42,70 @@ void RowKernelGen<Vmm>::load_wide(int32_t k, const Vmm& dst, bool tail) {
         vmaskmovps(h, Half(4), at);
       }
       if (in.dtype == DType::Float32) vcvtps2pd(dst, h);
-      else vcvtdq2pd(dst, h);
+      else vpmovsxdq(dst, h);
       return;
     case DType::Bool:
+    case DType::Int8:
+    case DType::UInt8:
       if (tail && !kZmm) {
         bounce_in(1);
         at = ptr[rsp + kBounce];
         tail = false;
       }
-      if constexpr (kZmm) {
-        if (tail) vpmovzxbq(dst | k1 | T_z, at);
-        else vpmovzxbq(dst, at);
-      } else {
-        vpmovzxbq(dst, at);
-      }
-      vxorpd(scratch(4), scratch(4), scratch(4));
-      vpsubq(dst, scratch(4), dst);  // 0 or 1 -> 0 or all ones
+      widen_bytes(dst, at, in.dtype, tail);
       return;
     default: break;
   }
-  throw Unsupported("loads of " + std::string(name(in.dtype)) + " in float64 kernels");
+  throw Unsupported("loads of " + std::string(name(in.dtype)) + " in wide kernels");
+}
+
+// dst = the V bytes at `at` (t: bool, int8 or uint8) in 64-bit lanes, the
+// lanes past a tail zero (AVX-512; AVX2 tails come from the bounce area).
+template <class Vmm>
+void RowKernelGen<Vmm>::widen_bytes(const Vmm& dst, const Xbyak::Address& at, DType t, bool tail) {
+  auto widen = [&](const Vmm& d) {
+    if (t == DType::Int8) vpmovsxbq(d, at);
+    else vpmovzxbq(d, at);
+  };
+  if constexpr (kZmm) {
+    if (tail) widen(dst | k1 | T_z);
+    else widen(dst);
+  } else {
+    widen(dst);
+  }
+  if (t != DType::Bool) return;
+  vxorpd(scratch(4), scratch(4), scratch(4));
+  vpsubq(dst, scratch(4), dst);  // 0 or 1 -> 0 or all ones
+}
+
+// An integer arange's element, start + i * step with i the element's index
+// (rax at the row's start, then r8 along it), in int64 arithmetic, which
+// wraps as the reference's, then wrapped to its dtype.
+template <class Vmm>
+void RowKernelGen<Vmm>::arange_wide(int32_t k, const Vmm& dst) {
+  const int64_t stride = p_.inputs[k].inner_stride;
+  const Xbyak::Xmm x0(0);
+  imul(r9, r8, static_cast<int>(stride));
+  add(rax, r9);
+  vmovq(x0, rax);
+  vpbroadcastq(dst, x0);
+  std::array<uint32_t, 16> lanes{};
+  for (int i = 0; i < 8; ++i) {
+    const auto offset = static_cast<uint64_t>(i * stride);
+    lanes[2 * i] = static_cast<uint32_t>(offset);
+    lanes[2 * i + 1] = static_cast<uint32_t>(offset >> 32);
+  }
+  vpaddq(dst, dst, k_.lanes(lanes));
+  mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
+  vpbroadcastq(scratch(2), qword[r10 + 32 * k + 24]);
+  ints_.mul(dst, dst, scratch(2), scratch(0), scratch(1), Width::k64);
+  vpbroadcastq(scratch(2), qword[r10 + 32 * k + 16]);
+  vpaddq(dst, dst, scratch(2));
+  longs_.wrap(dst, dst, DType::Int64, s_.inputs[k].dtype, scratch(0));
 }
 
 // Input k along a row that is not unit-stride: a gather of its lanes
-// (bools copied one by one through the bounce area).
+// (bytes copied one by one through the bounce area).
 template <class Vmm>
 void RowKernelGen<Vmm>::gather_wide(int32_t k, const Vmm& dst, bool tail) {
   const KernelInput& in = s_.inputs[k];
@@ -90,11 +113,9 @@ void RowKernelGen<Vmm>::gather_wide(int32_t k, const Vmm& dst, bool tail) {
   const int size = static_cast<int>(itemsize(in.dtype));
   imul(r9, r8, static_cast<int>(stride * size));
   add(rax, r9);
-  if (in.dtype == DType::Bool) {
+  if (size == 1) {  // copied one by one: no gathers of bytes
     bounce_strided(1, stride, tail ? static_cast<int>(width_ % V) : V);
-    vpmovzxbq(dst, ptr[rsp + kBounce]);
-    vxorpd(scratch(4), scratch(4), scratch(4));
-    vpsubq(dst, scratch(4), dst);
+    widen_bytes(dst, ptr[rsp + kBounce], in.dtype, false);
     return;
   }
   std::array<uint32_t, 16> lanes{};
@@ -119,10 +140,9 @@ void RowKernelGen<Vmm>::gather_wide(int32_t k, const Vmm& dst, bool tail) {
       vgatherdps(h, ptr[rax + idx * 4], Half(4));
     }
   }
-  if (in.dtype == DType::Int64) int64_to_f64(dst);
   if (f64) return;
   if (in.dtype == DType::Float32) vcvtps2pd(dst, h);
-  else vcvtdq2pd(dst, h);
+  else vpmovsxdq(dst, h);
 }
 
 template <class Vmm>
@@ -135,29 +155,40 @@ void RowKernelGen<Vmm>::load_constant_wide(int32_t k, const Vmm& dst) {
     return;
   }
   input_base(k);
+  auto broadcast_r9 = [&] {
+    vmovq(x0, r9);
+    vpbroadcastq(dst, x0);
+  };
+  if (in.kind == KernelInput::Kind::Arange) {  // start + i * step, i the row's index (rax)
+    mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
+    mov(r9, rax);
+    imul(r9, qword[r10 + 32 * k + 24]);
+    add(r9, qword[r10 + 32 * k + 16]);
+    broadcast_r9();
+    longs_.wrap(dst, dst, DType::Int64, in.dtype, scratch(0));
+    return;
+  }
   switch (in.dtype) {
-    case DType::Float64: vbroadcastsd(dst, qword[rax]); return;
+    case DType::Float64:
+    case DType::Int64: vbroadcastsd(dst, qword[rax]); return;
     case DType::Float32:
       vcvtss2sd(x0, x0, dword[rax]);
       vbroadcastsd(dst, x0);
       return;
     case DType::Int32:
-      vcvtsi2sd(x0, x0, dword[rax]);
-      vbroadcastsd(dst, x0);
-      return;
-    case DType::Int64:
-      vcvtsi2sd(x0, x0, qword[rax]);
-      vbroadcastsd(dst, x0);
-      return;
+      movsxd(r9, dword[rax]);
+      return broadcast_r9();
+    case DType::Int8:
+      movsx(r9, byte[rax]);
+      return broadcast_r9();
+    case DType::UInt8:
     case DType::Bool:
       movzx(r9d, byte[rax]);
-      neg(r9);
-      vmovq(x0, r9);
-      vpbroadcastq(dst, x0);
-      return;
+      if (in.dtype == DType::Bool) neg(r9);  // 0 or all ones
+      return broadcast_r9();
     default: break;
   }
-  throw Unsupported("loads of " + std::string(name(in.dtype)) + " in float64 kernels");
+  throw Unsupported("loads of " + std::string(name(in.dtype)) + " in wide kernels");
 }
 
 template <class Vmm>
@@ -166,8 +197,10 @@ void RowKernelGen<Vmm>::store_wide(size_t k, const Vmm& x, bool tail) {
   const int size = static_cast<int>(itemsize(o.dtype));
   output_base(k);
   const Xbyak::Address at = ptr[rax + r8 * size];
+  const Xbyak::Xmm x0(0), x1(1), xl(x.getIdx());
   switch (o.dtype) {
     case DType::Float64:
+    case DType::Int64:
       if (!tail) {
         if (stream_) vmovntpd(at, x);
         else vmovupd(at, x);
@@ -180,12 +213,32 @@ void RowKernelGen<Vmm>::store_wide(size_t k, const Vmm& x, bool tail) {
       return;
     case DType::Float32:
       vcvtpd2ps(Half(0), x);
-      if (!tail) vmovups(at, Half(0));
-      else if constexpr (kZmm) vmovups(at | k1, Half(0));
-      else {
-        vmovups(Half(4), tail_mask(4));
-        vmaskmovps(at, Half(4), Half(0));
+      return store_half(at, tail);
+    case DType::Int32:  // in range: truncation is exact
+      if constexpr (kZmm) {
+        vpmovqd(Half(0), x);
+      } else {
+        vextracti128(x1, x, 1);
+        vshufps(x0, xl, x1, 0x88);  // the low dword of each lane
       }
+      return store_half(at, tail);
+    case DType::Int8:
+    case DType::UInt8:
+      if constexpr (kZmm) {
+        tail ? vpmovqb(at | k1, x) : vpmovqb(at, x);
+        return;
+      }
+      vextracti128(x1, x, 1);
+      vshufps(x0, xl, x1, 0x88);
+      vpackssdw(x0, x0, x0);  // in range: the saturating packs are exact
+      if (o.dtype == DType::Int8) vpacksswb(x0, x0, x0);
+      else vpackuswb(x0, x0, x0);
+      if (!tail) {
+        vmovd(dword[rax + r8], x0);
+        return;
+      }
+      vmovdqu(ptr[rsp + kBounce], x0);
+      bounce_out(1);
       return;
     case DType::Bool:  // a bit per lane, then a byte per bit
       if constexpr (kZmm) {
@@ -208,7 +261,20 @@ void RowKernelGen<Vmm>::store_wide(size_t k, const Vmm& x, bool tail) {
       return;
     default: break;
   }
-  throw Unsupported("stores of " + std::string(name(o.dtype)) + " in float64 kernels");
+  throw Unsupported("stores of " + std::string(name(o.dtype)) + " in wide kernels");
+}
+
+// Half(0), V lanes of 32 bits, to `at`.
+template <class Vmm>
+void RowKernelGen<Vmm>::store_half(const Xbyak::Address& at, bool tail) {
+  if (!tail) {
+    vmovups(at, Half(0));
+  } else if constexpr (kZmm) {
+    vmovups(at | k1, Half(0));
+  } else {
+    vmovups(Half(4), tail_mask(4));
+    vmaskmovps(at, Half(4), Half(0));
+  }
 }
 
 template <class Vmm>
@@ -217,10 +283,17 @@ void RowKernelGen<Vmm>::store_scalar_wide(size_t k, const Vmm& x) {
   mov(rax, qword[rsp + out_slot_ + 8 * static_cast<int>(k)]);
   const Xbyak::Xmm x0(0), xv(x.getIdx());
   switch (o.dtype) {
-    case DType::Float64: vmovsd(qword[rax], xv); return;
+    case DType::Float64:
+    case DType::Int64: vmovsd(qword[rax], xv); return;
     case DType::Float32:
       vcvtsd2ss(x0, xv, xv);
       vmovss(dword[rax], x0);
+      return;
+    case DType::Int32: vmovss(dword[rax], xv); return;
+    case DType::Int8:
+    case DType::UInt8:
+      vmovd(r9d, xv);
+      mov(byte[rax], r9b);
       return;
     case DType::Bool:
       vmovq(r9, xv);
@@ -229,7 +302,7 @@ void RowKernelGen<Vmm>::store_scalar_wide(size_t k, const Vmm& x) {
       return;
     default: break;
   }
-  throw Unsupported("stores of " + std::string(name(o.dtype)) + " in float64 kernels");
+  throw Unsupported("stores of " + std::string(name(o.dtype)) + " in wide kernels");
 }
 
 template class RowKernelGen<Xbyak::Ymm>;

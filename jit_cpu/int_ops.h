@@ -1,12 +1,14 @@
-// Integer emitters for values in Int lanes (Note [Lanes] in lanes.h): the
-// parts that differ between AVX2 and AVX-512, and the ops that have no
-// single instruction (float to int casts, remainder, power). Every function
+// Integer emitters for values in Int lanes (Note [Lanes] in lanes.h), and for
+// the Long lanes of wide kernels where a Width says so: the parts that
+// differ between AVX2 and AVX-512, and the ops that have no single
+// instruction (float to int casts, remainder, power). Every function
 // takes registers of type R (Ymm or Zmm), writes dst last unless it says
 // otherwise, and may clobber the scratch registers it is given.
 #pragma once
 
 #include <xbyak/xbyak.h>
 
+#include <array>
 #include <cstdint>
 #include <type_traits>
 
@@ -25,21 +27,30 @@ class IntOps {
 
   enum Pred { Eq, Ne, Lt, Le, Gt, Ge };
 
-  // dst = lane mask of (a pred b), signed. uint8 values are zero-extended,
-  // so a signed compare orders them right too.
-  void cmp(const R& dst, const R& a, const R& b, Pred p) {
+  // dst = lane mask of (a pred b), signed, over int32 lanes or (k64) the
+  // int64 lanes of wide kernels. uint8 values are zero-extended, so a
+  // signed compare orders them right too.
+  void cmp(const R& dst, const R& a, const R& b, Pred p, Width w = Width::k32) {
+    const bool q = w == Width::k64;
     if constexpr (kZmm) {
       static constexpr uint8_t imm[] = {0, 4, 1, 2, 6, 5};  // vpcmpd: eq, ne, lt, le, nle, nlt
-      c_.vpcmpd(c_.k2, a, b, imm[p]);
-      c_.vpmovm2d(dst, c_.k2);
+      if (q) {
+        c_.vpcmpq(c_.k2, a, b, imm[p]);
+        c_.vpmovm2q(dst, c_.k2);
+      } else {
+        c_.vpcmpd(c_.k2, a, b, imm[p]);
+        c_.vpmovm2d(dst, c_.k2);
+      }
     } else {
+      auto eq = [&](const R& x, const R& y) { q ? c_.vpcmpeqq(dst, x, y) : c_.vpcmpeqd(dst, x, y); };
+      auto gt = [&](const R& x, const R& y) { q ? c_.vpcmpgtq(dst, x, y) : c_.vpcmpgtd(dst, x, y); };
       switch (p) {
-        case Eq: c_.vpcmpeqd(dst, a, b); return;
-        case Gt: c_.vpcmpgtd(dst, a, b); return;
-        case Lt: c_.vpcmpgtd(dst, b, a); return;
-        case Ne: c_.vpcmpeqd(dst, a, b); break;
-        case Le: c_.vpcmpgtd(dst, a, b); break;
-        case Ge: c_.vpcmpgtd(dst, b, a); break;
+        case Eq: eq(a, b); return;
+        case Gt: gt(a, b); return;
+        case Lt: gt(b, a); return;
+        case Ne: eq(a, b); break;
+        case Le: gt(a, b); break;
+        case Ge: gt(b, a); break;
       }
       c_.vxorps(dst, dst, k_.bits_of(0xffffffff));  // the complement
     }
@@ -117,39 +128,78 @@ class IntOps {
     c_.vandnps(dst, s0, s2);
   }
 
+  // dst = lane mask of x < 0: its sign bit, spread (AVX2 has no 64-bit
+  // arithmetic shift: each high dword's sign is copied into both halves).
+  void negative(const R& dst, const R& x, Width w = Width::k32) {
+    if (w == Width::k32) {
+      c_.vpsrad(dst, x, 31);
+    } else if constexpr (kZmm) {
+      c_.vpsraq(dst, x, 63);
+    } else {
+      c_.vpsrad(dst, x, 31);
+      c_.vpshufd(dst, dst, 0xf5);
+    }
+  }
+
+  // The low bits of a * b, which wrap as the reference's. 64-bit lanes on
+  // AVX2 add the two cross products of 32-bit halves, shifted, to the
+  // product of the low halves (vpmuludq multiplies the low 32 bits of each
+  // lane); s0 and s1, used there only, must not be dst, a or b.
+  void mul(const R& dst, const R& a, const R& b, const R& s0, const R& s1, Width w = Width::k32) {
+    if (w == Width::k32) {
+      c_.vpmulld(dst, a, b);
+    } else if constexpr (kZmm) {
+      c_.vpmullq(dst, a, b);
+    } else {
+      c_.vpsrlq(s0, a, 32);
+      c_.vpmuludq(s0, s0, b);  // hi(a) lo(b)
+      c_.vpsrlq(s1, b, 32);
+      c_.vpmuludq(s1, s1, a);  // lo(a) hi(b)
+      c_.vpaddq(s0, s0, s1);
+      c_.vpsllq(s0, s0, 32);
+      c_.vpmuludq(dst, a, b);
+      c_.vpaddq(dst, dst, s0);
+    }
+  }
+
   // Integer power by squaring, wrapping, as fn::Pow: for b < 0 only a = 1
   // and a = -1 are nonzero, and there a^b = a^(b & 1). dst must not be a
-  // or b.
-  void pow(const R& dst, const R& a, const R& b, const R& s0, const R& s1, const R& s2, const R& s3) {
-    const R& r = dst;
-    c_.vmovaps(r, k_.bits_of(1));
-    c_.vmovaps(s0, a);                                  // the base, squared each step
-    c_.vpsrad(s1, b, 31);                               // b < 0
-    c_.vandps(s2, b, k_.bits_of(1));
-    v_.blend(s1, b, s2, s1);                            // the exponent left
-    Xbyak::Label bit;
-    c_.L(bit);
-    c_.vpslld(s2, s1, 31);
-    c_.vpsrad(s2, s2, 31);                              // its low bit, as a mask
-    c_.vpmulld(s3, r, s0);
-    v_.blend(r, r, s3, s2);
-    c_.vpmulld(s0, s0, s0);
-    c_.vpsrld(s1, s1, 1);
+  // or b; s are scratch (s[4] and s[5] for a 64-bit multiply only).
+  void pow(const R& dst, const R& a, const R& b, const std::array<R, 6>& s, Width w = Width::k32) {
+    const bool q = w == Width::k64;
+    const Xbyak::Address one = q ? k_.bits64(1) : k_.bits_of(1);
+    const R &base = s[0], &e = s[1], &bit = s[2], &t = s[3];
+    c_.vmovaps(dst, one);
+    c_.vmovaps(base, a);                                // squared each step
+    negative(e, b, w);
+    c_.vandps(bit, b, one);
+    v_.blend(e, b, bit, e, w);                          // the exponent left
+    Xbyak::Label step;
+    c_.L(step);
+    if (q) c_.vpsllq(bit, e, 63);
+    else c_.vpslld(bit, e, 31);
+    negative(bit, bit, w);                              // its low bit, as a mask
+    mul(t, dst, base, s[4], s[5], w);
+    v_.blend(dst, dst, t, bit, w);
+    mul(base, base, base, s[4], s[5], w);
+    if (q) c_.vpsrlq(e, e, 1);
+    else c_.vpsrld(e, e, 1);
     if constexpr (kZmm) {
-      c_.vptestmd(c_.k2, s1, s1);
+      if (q) c_.vptestmq(c_.k2, e, e);
+      else c_.vptestmd(c_.k2, e, e);
       c_.kortestw(c_.k2, c_.k2);
     } else {
-      c_.vptest(s1, s1);
+      c_.vptest(e, e);
     }
-    c_.jnz(bit);
-    c_.vmovaps(s0, k_.bits_of(1));
-    cmp(s0, a, s0, Eq);
-    c_.vmovaps(s1, k_.bits_of(0xffffffff));
-    cmp(s1, a, s1, Eq);
-    c_.vorps(s0, s0, s1);                               // a is 1 or -1
-    c_.vpsrad(s1, b, 31);
-    c_.vandnps(s1, s0, s1);                             // b < 0 and a is neither: 0
-    c_.vandnps(r, s1, r);
+    c_.jnz(step);
+    c_.vmovaps(t, one);
+    cmp(base, a, t, Eq, w);
+    c_.vmovaps(t, k_.bits_of(0xffffffff));
+    cmp(t, a, t, Eq, w);
+    c_.vorps(base, base, t);                            // a is 1 or -1
+    negative(t, b, w);
+    c_.vandnps(t, base, t);                             // b < 0 and a is neither: 0
+    c_.vandnps(dst, t, dst);
   }
 
  private:

@@ -22,7 +22,8 @@ struct LaunchArgs {
   // the 32-bit lane it fills (Note [Lanes] in lanes.h: float32 bits, an
   // int32 wrapped to the input's dtype, or a bool's mask) in the low half
   // of a word, then both as the 64-bit lane of a wide kernel (Note [Wide
-  // kernels]: float64 bits of the value in its dtype, or a bool's mask).
+  // kernels]: float64 bits of the value in its dtype, an integer as its
+  // int64, or a bool's mask).
   const uint64_t* values;
   // Note [Split columns]: per unit and part, the part's per-column totals
   // (CompiledKernel::partial_bytes() each), and per unit the parts done,

@@ -60,7 +60,8 @@ uint32_t lane_bits(DType t, const KernelArg& arg, int j) {
     case Lanes::Float: return std::bit_cast<uint32_t>(static_cast<float>(arg.real[j]));
     case Lanes::Mask: return arg.integer[j] != 0 ? 0xffffffffu : 0;
     case Lanes::Int:
-    case Lanes::Double: break;
+    case Lanes::Double:
+    case Lanes::Long: break;
   }
   int64_t v = arg.integer[j];
   if (t == DType::Int8) v = static_cast<int8_t>(v);
@@ -68,13 +69,15 @@ uint32_t lane_bits(DType t, const KernelArg& arg, int j) {
   return static_cast<uint32_t>(v);
 }
 
-// The same as a 64-bit lane of a wide kernel (Note [Wide kernels]).
+// The same as a 64-bit lane of a wide kernel (Note [Wide kernels]): an
+// integer wrapped to its dtype, as in 32-bit lanes, then sign- or
+// zero-extended; an arange's int64 arithmetic is modulo 2^64.
 uint64_t wide_lane_bits(DType t, const KernelArg& arg, int j) {
   if (t == DType::Bool) return arg.integer[j] != 0 ? ~uint64_t{0} : 0;
   if (t == DType::Float32) return std::bit_cast<uint64_t>(static_cast<double>(static_cast<float>(arg.real[j])));
   if (is_float(t)) return std::bit_cast<uint64_t>(arg.real[j]);
-  if (t == DType::Int64) return std::bit_cast<uint64_t>(static_cast<double>(arg.integer[j]));
-  return std::bit_cast<uint64_t>(static_cast<double>(static_cast<int32_t>(lane_bits(t, arg, j))));
+  if (t == DType::Int64) return static_cast<uint64_t>(arg.integer[j]);
+  return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(lane_bits(t, arg, j))));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// What the 32-bit lanes of a value's register hold, by dtype.
+// What the lanes of a value's register hold, by dtype (32-bit lanes, or the
+// 64-bit lanes of wide kernels).
 #pragma once
 
 #include <optional>
@@ -22,24 +23,38 @@ namespace braze::jit {
 //   Mask   bool as all ones or zero, what compares produce and blends read.
 // An op reads arguments in the lanes of its compute dtype (graph/infer.h
 // compute_dtype); arguments in other lanes are converted first (an int8
-// added to a float32 becomes float32). float64 values live in the 64-bit
-// lanes of a wide kernel (Note [Wide kernels]); int64 values have no lanes:
-// kernels that compute with them run on the spec interpreter.
+// added to a float32 becomes float32). float64 and int64 values live in
+// the 64-bit lanes of a wide kernel (Note [Wide kernels]).
 //
 // Note [Wide kernels]
-// A spec with a float64 input or value is emitted as a wide kernel: every
-// register holds half as many 64-bit lanes (4 per ymm, 8 per zmm), each of
-// kind Double (a number) or Mask (a bool, all 64 bits set or clear). The
-// narrower numbers it reads (float32, int32) are widened to float64 on
-// load, exactly, so they are Double lanes too; a float32 result (a cast,
-// or + - * / sqrt min max ... of float32 values) is computed in float64
-// and rounded to float32 once, which is what float32 arithmetic gives (a
-// double holds more than twice float32's precision). Everything else a
-// wide kernel would need (integer results, float32 math functions, int64
-// arithmetic, 8- and 16-bit dtypes) is left to the spec interpreter
-// (jit_cpu/README.md); an int64 input is admitted only as an argument of
-// float64 ops, rounded to float64 on load as the reference converts it.
-enum class Lanes { Float, Int, Mask, Double };
+// A spec with a float64 or int64 input or value (other than an int64 row
+// total that a 32-bit kernel only stores, Note [Integer sums]) is emitted
+// as a wide kernel: every register holds half as many 64-bit lanes (4 per
+// ymm, 8 per zmm), each of kind
+//   Double  a float64; float32 values too, widened exactly on load;
+//   Long    an integer as the int64 it is: int64, and int32, int8 and
+//           uint8 sign- or zero-extended on load, so that, as in Int
+//           lanes, one set of 64-bit instructions serves every integer
+//           dtype and a narrower result wraps back into its range after
+//           each op (int32 + int32 is added in 64 bits, then wrapped);
+//   Mask    a bool, all 64 bits set or clear.
+// The reference computes an integer op in int64 and a float op in double
+// (graph/reference.cpp), which is what Long and Double lanes compute: an
+// int64 argument of a float op is rounded to float64 once (vcvtqq2pd, on
+// AVX2 two exact biased halves added once), a float cast to an integer
+// truncates through int64 (NaN and |x| >= 2^63 give INT64_MIN), and an
+// integer remainder divides lane by lane (idiv: no vector instruction
+// divides integers, and a float64 quotient is not exact past 2^53). A
+// float32 result is computed in float64 and rounded once, admitted only
+// for the ops where that is what the reference computes (+ - * / sqrt min
+// max abs rounding, casts, where, sums and products along the row) and for
+// the math functions (their float64 versions, rounded once, are within
+// 0.5 ulp + 2^-28 of the exact float32 result). AVX2 has no 64-bit
+// multiply, max, min or abs; those are sequences (jit_cpu/int_ops.h,
+// long_ops.h). What a wide kernel does not hold (float16 and bfloat16,
+// float remainders, float32 sums down a column) is listed in
+// jit_cpu/README.md.
+enum class Lanes { Float, Int, Mask, Double, Long };
 
 inline std::optional<Lanes> lanes_of(DType t) {
   switch (t) {
@@ -63,18 +78,24 @@ inline DType widest(Lanes l) {
     case Lanes::Float: return DType::Float32;
     case Lanes::Int: return DType::Int32;
     case Lanes::Double: return DType::Float64;
+    case Lanes::Long: return DType::Int64;
     case Lanes::Mask: break;
   }
   return DType::Bool;
 }
 
-// The lanes an op computes in, given its compute dtype: a bool computes as
-// the integers 0 and 1 (true + true is 2, then true on store).
-inline Lanes compute_lanes(DType compute) {
-  return compute == DType::Bool ? Lanes::Int : *lanes_of(compute);
+// Note [Wide kernels]: the lanes of a value of dtype t in a wide kernel.
+inline Lanes wide_lanes_of(DType t) {
+  if (t == DType::Bool) return Lanes::Mask;
+  return is_float(t) ? Lanes::Double : Lanes::Long;
 }
 
-// Note [Wide kernels]: the lanes of a value of dtype t in a wide kernel.
-inline Lanes wide_lanes_of(DType t) { return t == DType::Bool ? Lanes::Mask : Lanes::Double; }
+// The lanes an op computes in, given its compute dtype, in a 32-bit or a
+// wide kernel: a bool computes as the integers 0 and 1 (true + true is 2,
+// then true on store).
+inline Lanes compute_lanes(DType compute, bool wide) {
+  if (compute == DType::Bool) return wide ? Lanes::Long : Lanes::Int;
+  return wide ? wide_lanes_of(compute) : *lanes_of(compute);
+}
 
 }  // namespace braze::jit

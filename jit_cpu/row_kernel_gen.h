@@ -26,6 +26,7 @@
 #include "jit_cpu/int_ops.h"
 #include "jit_cpu/kernel.h"
 #include "jit_cpu/lanes.h"
+#include "jit_cpu/long_ops.h"
 #include "jit_cpu/vector_math.h"
 #include "jit_cpu/vector_math_f64.h"
 #include "jit_cpu/vector_ops.h"
@@ -63,7 +64,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
  public:
   RowKernelGen(const KernelSpec& spec, const RowPlan& plan)
       : CodeGenerator(4096, Xbyak::AutoGrow),
-        wide_(is_wide(spec)),
+        wide_(is_wide(spec, plan)),
         V((kZmm ? 16 : 8) / (wide_ ? 2 : 1)),
         eb_(wide_ ? 8 : 4),
         s_(spec),
@@ -72,6 +73,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         ops_(*this, k_),
         math_(*this, k_, ops_),
         ints_(*this, k_, ops_),
+        longs_(*this, k_, ops_),
         math64_(*this, k_, ops_) {}
 
   bool streams() const { return stream_; }
@@ -84,16 +86,9 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     return p_.column_parts > 1 ? static_cast<int64_t>(column_reductions().size()) * stash_row_bytes() : 0;
   }
 
-  // Note [Wide kernels]: a spec with a float64 input or value.
-  static bool is_wide(const KernelSpec& spec) {
-    for (const KernelInput& in : spec.inputs)
-      if (in.dtype == DType::Float64) return true;
-    for (const KernelOp& op : spec.body)
-      if (op.dtype == DType::Float64) return true;
-    for (const KernelOutput& o : spec.outputs)  // a cast stored (astype of an input)
-      if (o.dtype == DType::Float64) return true;
-    return false;
-  }
+  // Note [Wide kernels]: a spec with a float64 or int64 input or value,
+  // other than the int64 row totals of 32-bit kernels (Note [Integer sums]).
+  static bool is_wide(const KernelSpec& spec, const RowPlan& plan);
 
   void generate();
 
@@ -103,8 +98,12 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void check_supported();
   void check_wide();
 
-  // Note [Lanes]: the kind of lanes value v's register holds.
-  Lanes lanes(int32_t v) const { return wide_ ? wide_lanes_of(s_.body[v].dtype) : *lanes_of(s_.body[v].dtype); }
+  // Note [Lanes]: the kind of lanes a value of dtype t, or value v, is
+  // held in, and those an op computes in, given its compute dtype.
+  Lanes lanes_for(DType t) const { return wide_ ? wide_lanes_of(t) : *lanes_of(t); }
+  Lanes lanes(int32_t v) const { return lanes_for(s_.body[v].dtype); }
+  Lanes op_lanes(DType compute) const { return compute_lanes(compute, wide_); }
+  Width width() const { return wide_ ? Width::k64 : Width::k32; }
 
   DType compute_dtype_of(const KernelOp& op) const;
   bool reduces(const KernelOp& op) const;
@@ -209,13 +208,18 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   // --- reductions: gen_reductions.cpp ----------------------------------------
 
-  bool int64_row_total(int32_t v) const;  // Note [Integer sums]
-  bool arg_reduction(int32_t v) const;    // Note [Arg reductions]
+  // Note [Integer sums], [Arg reductions]: the int64 values a 32-bit
+  // kernel holds (so is_wide can ask before there is a generator).
+  static bool int64_row_total(const KernelSpec& s, const RowPlan& p, int32_t v);
+  static bool arg_reduction(const KernelSpec& s, const RowPlan& p, int32_t v);
+  bool int64_row_total(int32_t v) const { return !wide_ && int64_row_total(s_, p_, v); }
+  bool arg_reduction(int32_t v) const { return arg_reduction(s_, p_, v); }
 
   // acc = op(acc, x), a reduction's step, in lanes `l` of registers X (the
-  // vector accumulators, or Xmm for the horizontal reduction).
+  // vector accumulators, or Xmm for the horizontal reduction); s and s2
+  // are scratch.
   template <class X>
-  void combine(Op op, Lanes l, VectorOps<X>& f, const X& acc, const X& x, const X& s) {
+  void combine(Op op, Lanes l, VectorOps<X>& f, const X& acc, const X& x, const X& s, const X& s2) {
     switch (l) {
       case Lanes::Float:
         switch (op) {
@@ -226,10 +230,21 @@ class RowKernelGen : public Xbyak::CodeGenerator {
           default: break;
         }
         break;
-      case Lanes::Int:  // integer sums and products are int64, which has no lanes
+      case Lanes::Int:  // integer sums and products are int64: Long lanes
         if (op == Op::Max) return vpmaxsd(acc, acc, x);
         if (op == Op::Min) return vpminsd(acc, acc, x);
         break;
+      case Lanes::Long: {
+        LongOps<X> n(*this, k_, f);
+        switch (op) {
+          case Op::Sum: vpaddq(acc, acc, x); return;
+          case Op::Prod: IntOps<X>(*this, k_, f).mul(acc, acc, x, s, s2, Width::k64); return;
+          case Op::Max: n.max(acc, acc, x, s); return;
+          case Op::Min: n.min(acc, acc, x, s); return;
+          default: break;
+        }
+        break;
+      }
       case Lanes::Mask:  // any, all
         if (op == Op::Max) return vorps(acc, acc, x);
         if (op == Op::Min) return vandps(acc, acc, x);
@@ -247,23 +262,34 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     throw Unsupported("the reduction " + std::string(info(op).name) + " in " + std::string(name(widest(l))) + " lanes");
   }
 
-  // A sum's step and start in the kernel's float lanes (float64 if wide).
-  void add_floats(const Vmm& d, const Vmm& a, const Xbyak::Operand& b) {
-    if (wide_) vaddpd(d, a, b);
+  // Sum r's step, and the zero its blocks start from (Note [Blocked
+  // sums]), in its lanes: float32, float64, or int64 (where blocks change
+  // nothing, but cost little).
+  void add_sum(int32_t r, const Vmm& d, const Vmm& a, const Xbyak::Operand& b) {
+    if (lanes(r) == Lanes::Long) vpaddq(d, a, b);
+    else if (wide_) vaddpd(d, a, b);
     else vaddps(d, a, b);
   }
-  Xbyak::Address minus_zero() { return wide_ ? k_.f64(-0.0) : k_(-0.0f); }
+  Xbyak::Address sum_zero(int32_t r) {
+    if (lanes(r) == Lanes::Long) return k_.bits_of(0);
+    return wide_ ? k_.f64(-0.0) : k_(-0.0f);
+  }
 
   uint32_t identity(int32_t r) const;
   Xbyak::Address identity_value(int32_t r);
   Xbyak::Address start_value(int32_t r);
   void accumulate(Pass& pass, int32_t r, const Vmm& x, bool tail);
-  void accumulate_arg(Op op, const Vmm& best, const Vmm& index, const Vmm& x, bool tail);
-  void finish_arg(Op op, const Vmm& best, const Vmm& index);
   void flush_sums(Pass& pass);
   void accumulate_int64(const Vmm& acc, const Vmm& x, Lanes l, bool tail);
   void finish_reduction(Pass& pass, int32_t r);
   void reduce_lanes(int32_t r, const Vmm& acc);
+
+  // --- arg reductions: gen_arg_reductions.cpp --------------------------------
+
+  Lanes arg_lanes(int32_t r) const;
+  Xbyak::Address arg_start(int32_t r);
+  void accumulate_arg(int32_t r, const Vmm& best, const Vmm& index, const Vmm& x, bool tail);
+  void finish_arg(int32_t r, const Vmm& best, const Vmm& index);
 
   // --- loads and stores: gen_memory.cpp --------------------------------------
 
@@ -286,9 +312,11 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   using Half = typename Ops::Half;
   void load_wide(int32_t k, const Vmm& dst, bool tail);
   void gather_wide(int32_t k, const Vmm& dst, bool tail);
-  void int64_to_f64(const Vmm& dst);
+  void widen_bytes(const Vmm& dst, const Xbyak::Address& at, DType t, bool tail);
+  void arange_wide(int32_t k, const Vmm& dst);
   void load_constant_wide(int32_t k, const Vmm& dst);
   void store_wide(size_t k, const Vmm& x, bool tail);
+  void store_half(const Xbyak::Address& at, bool tail);
   void store_scalar_wide(size_t k, const Vmm& x);
 
   // --- element-wise ops: gen_elementwise.cpp ---------------------------------
@@ -304,15 +332,18 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void compute_op(const KernelOp& op, const Vmm& d, const std::array<Vmm, 3>& regs);
 
   void fit(const Vmm& d, Lanes out, DType t);
-  void compute_int(const KernelOp& op, const Vmm& d, const Vmm& a, const Vmm& b);
   void compute_float(const KernelOp& op, const Vmm& d, const Vmm& x, const Vmm& y);
   Vmm truth(const Vmm& x, DType t, const Vmm& s);
   void convert(const Vmm& d, const Vmm& x, DType from, DType to);
   void round_float(const Vmm& d, const Vmm& x, DType t);
 
+  // --- element-wise ops of integer lanes, 32- or 64-bit: gen_integers.cpp ---
+
+  void compute_int(const KernelOp& op, const Vmm& d, const Vmm& a, const Vmm& b);
+  void mod_long(const Vmm& d, const Vmm& a, const Vmm& b);
+
   // --- element-wise ops of wide kernels: gen_wide.cpp ------------------------
 
-  void compute_wide(const KernelOp& op, const Vmm& d, const std::array<Vmm, 3>& regs);
   void compute_double(const KernelOp& op, const Vmm& d, const Vmm& x, const Vmm& y);
   Vmm truth_wide(const Vmm& x, DType t, const Vmm& s);
   void convert_wide(const Vmm& d, const Vmm& x, DType from, DType to);
@@ -323,6 +354,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   Ops ops_;
   VectorMath<Vmm> math_;
   IntOps<Vmm> ints_;
+  LongOps<Vmm> longs_;
   VectorMathF64<Vmm> math64_;
   std::vector<bool> elem_;
   std::vector<int> stage_;

@@ -112,7 +112,7 @@ TEST(CudaEmulation, RandomGraphsOnTheDeviceMatchTheReference) {
   const uint32_t first = testing::fuzz_first(), count = testing::fuzz_graphs(60);
   for (uint32_t seed = first; seed < first + count; ++seed) {
     std::vector<Array> inputs;
-    Graph g = testing::RandomGraph(seed, /*well_conditioned=*/true).build(inputs);
+    Graph g = testing::RandomGraph(seed, {.well_conditioned = true}).build(inputs);
     for (Array& a : reference::evaluate(g, inputs, g.outputs)) want.push_back(std::move(a));
     std::vector<Array> on_device;
     for (const Array& a : inputs) on_device.push_back(copy_to(a, kCuda));

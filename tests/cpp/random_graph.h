@@ -1,7 +1,9 @@
 // A generator of random graphs of element-wise, view and reduction ops
 // over a few float32 inputs (or, with `float64_too`, float64 ones in a
-// third of the graphs, some mixed with float32, and more transcendentals):
-// the fuzzers of fusion and of the CPU JIT.
+// third of the graphs, some mixed with float32, and more transcendentals;
+// with `int64_too`, int64 ones in a quarter, some mixed with int32, int8,
+// bool and float32, with integer ops, casts and aranges): the fuzzers of
+// fusion and of the CPU JIT.
 // Graphs have 1-30 ops over shapes with odd extents (1, 7, 17, 1023),
 // sometimes zero-size, and inputs sprinkled with NaN, +-Inf and -0.0; some
 // ops take special constants (1, +-0.0, 2, -1, inf, NaN, or an expression
@@ -10,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -20,19 +23,32 @@
 
 namespace braze::testing {
 
+struct RandomGraphOptions {
+  // Divisors are kept at least 0.5 away from zero. A fuzzer that compares
+  // against results computed with other rounding (the CPU JIT's vector
+  // exp, sigmoid, ... are a few ulp from the interpreter's) needs it:
+  // x / (sigmoid(x) - y) turns a one-ulp difference into a finite number
+  // against an infinity.
+  bool well_conditioned = false;
+  // The JIT fuzzer's: float64 graphs, and expm1, log1p, sin, cos, erf and
+  // pow of two values; int64 graphs. Other users keep their streams.
+  bool float64_too = false;
+  bool int64_too = false;
+};
+
 class RandomGraph {
  public:
-  // `well_conditioned`: divisors are kept at least 0.5 away from zero. A
-  // fuzzer that compares against results computed with other rounding
-  // (the CPU JIT's vector exp, sigmoid, ... are a few ulp from the
-  // interpreter's) needs it: x / (sigmoid(x) - y) turns a one-ulp
-  // difference into a finite number against an infinity.
-  // `float64_too` (the JIT fuzzer) also draws expm1, log1p, sin, cos, erf
-  // and pow of two values; other users keep their streams of graphs.
-  explicit RandomGraph(uint32_t seed, bool well_conditioned = false, bool float64_too = false)
-      : rng_(seed), well_conditioned_(well_conditioned), more_math_(float64_too) {
-    if (float64_too && coin(1.0 / 3)) dtype_ = DType::Float64;  // NumPy's default
+  explicit RandomGraph(uint32_t seed, RandomGraphOptions options = {})
+      : rng_(seed), well_conditioned_(options.well_conditioned), more_math_(options.float64_too) {
+    // A quarter of int64 graphs (NumPy's default integer), drawn by a
+    // generator of their own, so that every other seed draws the graph it
+    // always drew.
+    if (options.int64_too && std::mt19937(~seed)() % 4 == 0) dtype_ = DType::Int64;
+    else if (options.float64_too && coin(1.0 / 3)) dtype_ = DType::Float64;  // NumPy's default
   }
+
+  // The dtype of most of its inputs: float32, float64 or int64.
+  DType dtype() const { return dtype_; }
 
   Graph build(std::vector<Array>& inputs) {
     Graph g;
@@ -43,11 +59,18 @@ class RandomGraph {
     for (int i = 0; i < 3; ++i) {
       Shape s = base;
       if (coin(0.3)) s[pick(0, static_cast<int>(s.size()) - 1)] = 1;  // broadcastable
-      // A float64 graph reads a float32 input now and then: widened in the kernel.
+      // A float64 graph reads a float32 input now and then: widened in the
+      // kernel; an int64 graph narrower integers, bools and float32.
       DType t = dtype_ == DType::Float64 && coin(0.2) ? DType::Float32 : dtype_;
+      static constexpr DType kBeside[] = {DType::Int32, DType::Int8, DType::Bool, DType::Float32};
+      if (integral() && coin(0.3)) t = kBeside[pick(0, 3)];
       NodeId id = g.input(t, s);
       inputs.push_back(random_array(s, t));
       pool_.push_back(id);
+    }
+    if (integral() && coin(0.3)) {  // an arange along the last axis
+      NodeId a = g.arange(dtype_, base.back(), pick(-1000, 1000), pick(-7, 7));
+      pool_.push_back(g.broadcast_to(a, base));
     }
     int steps = pick(1, 30);
     for (int k = 0; k < steps; ++k) {
@@ -68,6 +91,10 @@ class RandomGraph {
     int64_t rank = g[a].rank();
     switch (pick(0, 8)) {
       case 0: {
+        if (integral()) {  // see kIntegerUnary
+          if (coin(0.4)) return integer_op(g, a, b);
+          return g.apply(kIntegerUnary[pick(0, 5)], {a});
+        }
         static constexpr Op unary[] = {Op::Exp, Op::Neg, Op::Tanh, Op::Abs, Op::Sigmoid, Op::Sqrt, Op::Square};
         static constexpr Op math[] = {Op::Expm1, Op::Log1p, Op::Sin, Op::Cos, Op::Erf};
         if (more_math_ && coin(0.5)) return g.apply(math[pick(0, 4)], {a});
@@ -75,7 +102,7 @@ class RandomGraph {
       }
       case 1:
       case 2: {
-        if (more_math_ && coin(0.15)) {  // |a| ** b, b kept to [-4, 4] so that results stay finite
+        if (more_math_ && !integral() && coin(0.15)) {  // |a| ** b, b kept to [-4, 4] so that results stay finite
           Shape s = broadcast_shapes(g[a].shape(), g[b].shape(), "fuzz");
           NodeId four = g.broadcast_to(g.constant(dtype_, 4.0), g[b].shape());
           NodeId y = g.apply(Op::Maximum, {g.apply(Op::Minimum, {b, four}), g.apply(Op::Neg, {four})});
@@ -85,7 +112,7 @@ class RandomGraph {
         Op op = binary[pick(0, 4)];
         Shape s = broadcast_shapes(g[a].shape(), g[b].shape(), "fuzz");
         if (op == Op::Div && well_conditioned_) {  // |b| + 0.5
-          NodeId half = g.broadcast_to(g.constant(dtype_, 0.5), g[b].shape());
+          NodeId half = g.broadcast_to(g.constant(float_dtype(), 0.5), g[b].shape());
           b = g.apply(Op::Add, {g.apply(Op::Abs, {b}), half});
         }
         return g.apply(op, {g.broadcast_to(a, s), g.broadcast_to(b, s)});
@@ -94,8 +121,12 @@ class RandomGraph {
         if (rank == 0) return g.apply(Op::Exp, {a});
         std::vector<int64_t> axes{pick(0, static_cast<int>(rank) - 1)};
         if (rank > 1 && coin(0.3)) axes = {0, rank - 1};
-        static constexpr Op reduce[] = {Op::Sum, Op::Max, Op::Min};
-        NodeId r = g.apply(reduce[pick(0, 2)], {a}, Attr{axes, {}});
+        // Int64 graphs: products and indices of integers too (exact, so
+        // that an ulp never moves an index, and float32 products, which
+        // overflow where the reference's double does not, stay out).
+        static constexpr Op reduce[] = {Op::Sum, Op::Max, Op::Min, Op::Prod, Op::ArgMax, Op::ArgMin};
+        const int kinds = integral() && !is_float(g[a].dtype) ? 6 : 3;
+        NodeId r = g.apply(reduce[pick(0, kinds - 1)], {a}, Attr{axes, {}});
         if (coin(0.5)) return r;
         Shape kept;
         for (int64_t d = 0; d < rank; ++d)
@@ -128,7 +159,7 @@ class RandomGraph {
         NodeId m = g.apply(Op::Max, {a}, Attr{{rank - 1}, {}});
         return g.apply(Op::Sub, {a, g.broadcast_to(m, g[a].shape())});
       }
-      case 7: return g.apply(Op::Mul, {a, g.broadcast_to(g.constant(dtype_, 0.5), g[a].shape())});
+      case 7: return g.apply(Op::Mul, {a, g.broadcast_to(g.constant(dtype_, integral() ? 3.0 : 0.5), g[a].shape())});
       default: return with_constant(g, a);
     }
   }
@@ -141,12 +172,13 @@ class RandomGraph {
     static constexpr double kIdentity[] = {-0.0, 0.0, 1.0, 1.0, 1.0, 2.0, 0.0};
     int k = pick(0, 6);
     Op op = kOps[k];
+    if (integral() && is_float(g[a].dtype) && op == Op::Pow) op = Op::Mul;  // (kIntegerUnary)
     bool constant_first = op != Op::Pow && coin(0.3);
     NodeId c = coin(0.5) ? g.constant(dtype_, kIdentity[k]) : special_constant(g);
     static constexpr Op kFolds[] = {Op::Add, Op::Mul, Op::Sub, Op::Maximum, Op::Div};
     if (coin(0.3)) c = g.apply(kFolds[pick(0, 4)], {c, special_constant(g)});
     if (well_conditioned_ && op == Op::Div) {
-      if (constant_first) a = g.apply(Op::Add, {g.apply(Op::Abs, {a}), g.broadcast_to(g.constant(dtype_, 0.5), g[a].shape())});
+      if (constant_first) a = g.apply(Op::Add, {g.apply(Op::Abs, {a}), g.broadcast_to(g.constant(float_dtype(), 0.5), g[a].shape())});
       else c = g.constant(dtype_, 2.0);
     }
     c = g.broadcast_to(c, g[a].shape());
@@ -155,10 +187,57 @@ class RandomGraph {
 
   NodeId special_constant(Graph& g) {
     static constexpr double kValues[] = {1.0, -0.0, 0.0, 2.0, 0.5, -1.0, INFINITY, NAN};
+    static constexpr int64_t kIntegers[] = {1, 0, 2, -1, 7, INT64_MIN, INT64_MAX, (int64_t{1} << 53) + 1};
+    if (integral()) return g.constant_int(dtype_, kIntegers[pick(0, 7)]);
     return g.constant(dtype_, kValues[pick(0, 7)]);
   }
 
+  // Int64 graphs: what only integers have (remainder, power, exact
+  // compares), and casts between integers and floats.
+  NodeId integer_op(Graph& g, NodeId a, NodeId b) {
+    Shape s = broadcast_shapes(g[a].shape(), g[b].shape(), "fuzz");
+    a = g.broadcast_to(a, s);
+    b = g.broadcast_to(b, s);
+    // Remainders and compares of integers only: a float remainder is
+    // interpreted, and a compare would turn an ulp into a wrong bool.
+    const bool ints = !is_float(g[a].dtype) && !is_float(g[b].dtype);
+    switch (pick(0, 5)) {
+      case 0: return g.apply(ints ? Op::Mod : Op::Minimum, {a, b});
+      case 1: return g.apply(Op::Minimum, {a, b});
+      case 2: {
+        if (!ints) return g.apply(Op::Maximum, {a, b});
+        static constexpr Op kCompares[] = {Op::Lt, Op::Le, Op::Eq, Op::Ne, Op::Gt, Op::Ge};
+        NodeId c = g.apply(kCompares[pick(0, 5)], {a, b});
+        return coin(0.5) ? c : g.apply(Op::Where, {c, a, b});
+      }
+      case 3: {  // small exponents, a few negative
+        if (!ints) return g.apply(Op::Maximum, {a, b});
+        NodeId seven = g.broadcast_to(g.constant_int(DType::Int64, 7), s);
+        NodeId one = g.broadcast_to(g.constant_int(DType::Int64, 1), s);
+        return g.apply(Op::Pow, {a, g.apply(Op::Sub, {g.apply(Op::Mod, {b, seven}), one})});
+      }
+      default: {  // floats only to floats: trunc(tanh(9)) is 0 or -1 by an ulp
+        static constexpr DType kTo[] = {DType::Float32, DType::Float64, DType::Int64,
+                                        DType::Int8,    DType::UInt8,   DType::Bool};
+        DType to = kTo[pick(0, is_float(g[a].dtype) ? 1 : 5)];
+        return g.apply(Op::Cast, {a}, Attr{{static_cast<int64_t>(to)}, {}});
+      }
+    }
+  }
+
+  // Int64 graphs compute floats only by ops that round once, as the
+  // reference does (division, sqrt, casts, + - *): their kernels are
+  // compared against results fed from the reference, and a kernel that
+  // recomputes exp(20) and subtracts the reference's turns the vector
+  // exp's ulp into more than any tolerance (the float graphs keep their
+  // values near 1, where an ulp stays small).
+  static constexpr Op kIntegerUnary[] = {Op::Neg, Op::Abs, Op::Square, Op::Sign, Op::Relu, Op::Sqrt};
+
+  bool integral() const { return !is_float(dtype_); }
+  DType float_dtype() const { return integral() ? DType::Float32 : dtype_; }
+
   Array random_array(const Shape& s, DType t) {
+    if (!is_float(t)) return random_integers(s, t);
     Array a = allocate_array(t, s);
     std::normal_distribution<float> d(0.0f, 1.5f);
     static constexpr float kSpecial[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f};
@@ -166,6 +245,24 @@ class RandomGraph {
       float v = coin(0.03) ? kSpecial[pick(0, 4)] : d(rng_);
       if (t == DType::Float64) reinterpret_cast<double*>(a.data.get())[i] = v + d(rng_) * 1e-9;  // past float32's bits
       else reinterpret_cast<float*>(a.data.get())[i] = v;
+    }
+    return a;
+  }
+
+  // Small integers mostly, then every integer of the dtype, and its edges.
+  // int32 ones stay within 2^24: 32-bit kernels add an int32 to a float32
+  // in float32 lanes, which round it past 2^24 where the reference's
+  // double does not (jit_cpu/README.md), so the fuzzer makes no int32
+  // beyond that, nor casts to int32.
+  Array random_integers(const Shape& s, DType t) {
+    Array a = allocate_array(t, s);
+    static constexpr int64_t kEdges[] = {INT64_MIN, INT64_MAX, 0, -1, (int64_t{1} << 53) + 1, -(1 << 24), 127, -128};
+    const int64_t most = t == DType::Int32 ? int64_t{1} << 24 : INT64_MAX;
+    std::uniform_int_distribution<int64_t> small(-20, 20), any(-most, most);
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      int64_t v = coin(0.05) ? kEdges[pick(0, 7)] : coin(0.15) ? any(rng_) : small(rng_);
+      if (t == DType::Int32 && (v < -most || v > most)) v = small(rng_);
+      store_int(t, a.data.get(), i, v);
     }
     return a;
   }

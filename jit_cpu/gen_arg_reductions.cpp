@@ -1,0 +1,142 @@
+// argmax and argmin along the row (Note [Arg reductions]): per lane a best
+// value and its index, then the best lane.
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+#include "jit_cpu/row_kernel_gen.h"
+
+namespace braze::jit::detail {
+
+// Note [Arg reductions]
+// argmax/argmin along the row: each lane keeps its best value and that
+// value's index; a lane takes a new element when it is better, or NaN
+// while the best is not (NaN wins, as in NumPy), so within a lane the
+// first of equals stays. The horizontal step picks the best lane, the
+// lowest index among equals. A 32-bit kernel compares float32 lanes and
+// keeps int32 indices, and its int64 result is only stored (Note [Integer
+// sums]); a wide kernel compares float64 or int64 lanes (bools as 0 and
+// 1) and keeps int64 indices. A lane that never takes an element keeps
+// index 0 and the identity (-inf, INT64_MIN for argmax): it wins only when
+// every element is the identity, and then 0 is the answer.
+template <class Vmm>
+bool RowKernelGen<Vmm>::arg_reduction(const KernelSpec& s, const RowPlan& p, int32_t v) {
+  const KernelOp& op = s.body[v];
+  return (op.op == Op::ArgMax || op.op == Op::ArgMin) && !op.attr.ints.empty() && p.reduces && !p.columns &&
+         fits_int32(p.row_length + 16);
+}
+
+// The lanes argmax/argmin r compares in: its argument's, bools as Long.
+template <class Vmm>
+Lanes RowKernelGen<Vmm>::arg_lanes(int32_t r) const {
+  const Lanes l = lanes(s_.body[r].args[0]);
+  return l == Lanes::Mask ? Lanes::Long : l;
+}
+
+// What each lane's best starts from: the identity of the comparison.
+template <class Vmm>
+Xbyak::Address RowKernelGen<Vmm>::arg_start(int32_t r) {
+  const bool max = s_.body[r].op == Op::ArgMax;
+  switch (arg_lanes(r)) {
+    case Lanes::Long: return k_.bits64(max ? uint64_t{1} << 63 : ~uint64_t{0} >> 1);
+    case Lanes::Double: return k_.f64(max ? -INFINITY : INFINITY);
+    default: return k_(max ? -INFINITY : INFINITY);
+  }
+}
+
+// best/index take x and its indices (r8 + lane) where x is better.
+template <class Vmm>
+void RowKernelGen<Vmm>::accumulate_arg(int32_t r, const Vmm& best, const Vmm& index, const Vmm& x, bool tail) {
+  const Vmm take = scratch(0), s = scratch(1);
+  const bool max = s_.body[r].op == Op::ArgMax;
+  if (arg_lanes(r) == Lanes::Long) {
+    ints_.cmp(take, x, best, max ? IntOps<Vmm>::Gt : IntOps<Vmm>::Lt, Width::k64);
+  } else {
+    ops_.cmp(take, x, best, max ? Ops::Gt : Ops::Lt, width());
+    ops_.cmp(s, x, x, Ops::Unord, width());
+    vorps(take, take, s);
+    ops_.cmp(s, best, best, Ops::Eq, width());  // the best is not NaN
+    vandps(take, take, s);
+  }
+  if (tail) vandps(take, take, tail_mask());
+  const Xbyak::Xmm lane(s.getIdx());
+  vmovq(lane, r8);
+  std::array<uint32_t, 16> iota{};
+  if (wide_) {
+    vpbroadcastq(s, lane);
+    for (uint32_t i = 0; i < 8; ++i) iota[2 * i] = i;
+    vpaddq(s, s, k_.lanes(iota));
+  } else {
+    vpbroadcastd(s, lane);
+    for (uint32_t i = 0; i < 16; ++i) iota[i] = i;
+    vpaddd(s, s, k_.lanes(iota));
+  }
+  ops_.blend(index, index, s, take, width());
+  ops_.blend(best, best, x, take, width());
+}
+
+// The best lane of best/index: NaN first, then the better value, then
+// the lower index. Leaves the index in rax. Integers compare in r10 (the
+// best) and r11; floats in xmm0 (the best) and xmm1.
+template <class Vmm>
+void RowKernelGen<Vmm>::finish_arg(int32_t r, const Vmm& best, const Vmm& index) {
+  const bool max = s_.body[r].op == Op::ArgMax, ints = arg_lanes(r) == Lanes::Long;
+  const int indices = kBounce + eb_ * V;
+  vmovups(ptr[rsp + kBounce], best);
+  vmovups(ptr[rsp + indices], index);
+  const Xbyak::Xmm a(0), b(1);
+  auto load = [&](const Xbyak::Reg64& g, const Xbyak::Xmm& f, int at) {  // an index (zero-extended) or a value
+    if (ints) mov(g, qword[rsp + at]);
+    else if (wide_) vmovsd(f, qword[rsp + at]);
+    else vmovss(f, dword[rsp + at]);
+  };
+  auto load_index = [&](const Xbyak::Reg64& g, int i) {
+    if (wide_) mov(g, qword[rsp + indices + 8 * i]);
+    else mov(g.cvt32(), dword[rsp + indices + 4 * i]);
+  };
+  auto compare = [&](const Xbyak::Xmm& x, const Xbyak::Xmm& y) {
+    if (wide_) vucomisd(x, y);
+    else vucomiss(x, y);
+  };
+  load(r10, a, kBounce);
+  load_index(rax, 0);
+  for (int i = 1; i < V; ++i) {
+    Xbyak::Label take, keep, b_nan, equal;
+    load(r11, b, kBounce + eb_ * i);
+    load_index(r9, i);
+    if (ints) {
+      cmp(r11, r10);
+      je(equal);
+      if (max) jg(take);
+      else jl(take);
+      jmp(keep);
+    } else {
+      compare(b, b);
+      jp(b_nan);
+      compare(a, a);
+      jp(keep);                                 // a is NaN, b is not
+      compare(b, a);
+      je(equal);
+      if (max) ja(take);
+      else jb(take);
+      jmp(keep);
+      L(b_nan);
+      compare(a, a);
+      jnp(take);                                // b is NaN, a is not
+    }
+    L(equal);
+    cmp(r9, rax);
+    jl(take);
+    jmp(keep);
+    L(take);
+    if (ints) mov(r10, r11);
+    else vmovaps(a, b);
+    mov(rax, r9);
+    L(keep);
+  }
+}
+
+template class RowKernelGen<Xbyak::Ymm>;
+template class RowKernelGen<Xbyak::Zmm>;
+
+}  // namespace braze::jit::detail
