@@ -272,7 +272,7 @@ void RowKernelGen<Vmm>::combine_partials(int64_t width, const std::vector<int32_
       vmovups(scratch(1), ptr[r9 + r8 * eb_ + static_cast<int>(i * row)]);
       for (int64_t part = 1; part < p_.column_parts; ++part) {
         vmovups(scratch(0), ptr[r9 + r8 * eb_ + static_cast<int>(part * per_part + i * row)]);
-        combine(s_.body[r].op, lanes(r), ops_, scratch(1), scratch(0), scratch(2));
+        combine(s_.body[r].op, lanes(r), ops_, scratch(1), scratch(0), scratch(2), scratch(3));
       }
       vmovups(stash_at(stash_slot_[r]), scratch(1));
     }

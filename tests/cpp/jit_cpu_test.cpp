@@ -193,12 +193,14 @@ TEST(JitCpu, ColumnReductionsSplitAcrossParts) {
   }
   Tensor batched = random_tensor({3, 700, 20}, 42);
   ASSERT_GT(plan_of(sum(batched, Axes{{1}})).column_parts, 1);
+  ASSERT_GT(plan_of(sum(astype(batched, DType::Float64), Axes{{1}})).column_parts, 1);
   std::vector<float> v(600 * 9, 1.0f);
   v[5 * 9 + 2] = std::nanf("");
   v[590 * 9 + 4] = INFINITY;
   Tensor special = from_vector<float>(v, {600, 9});
   Checked c = check({sum(batched, Axes{{1}}), max(transpose(batched, {{1, 0, 2}}), Axes{{0}}), sum(special, Axes{{0}}),
-                     max(special, Axes{{0}}), min(special, Axes{{0}})},
+                     max(special, Axes{{0}}), min(special, Axes{{0}}), sum(astype(batched, DType::Float64), Axes{{1}}),
+                     max(astype(special, DType::Float64) * 2.0, Axes{{0}})},
                     1e-5);
   EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
   // Which thread finishes last varies from run to run; the bits do not.
