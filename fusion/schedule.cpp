@@ -6,10 +6,10 @@
 
 namespace braze {
 
-Schedule make_schedule(const Graph& g) {
+Schedule make_schedule(const Graph& g, const EpilogueRules& rules) {
   Schedule s;
   s.graph = run_pipeline(g);
-  Partition p = partition(s.graph);
+  Partition p = partition(s.graph, rules);
   for (FusedGroup& grp : p.groups) {
     Step step;
     if (grp.kind == FusedGroup::Kind::Kernel) step.spec = build_spec(s.graph, grp, p.space, step.reads);
