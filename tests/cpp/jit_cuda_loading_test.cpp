@@ -5,31 +5,18 @@
 #include <cstdlib>
 #include <string>
 
+#include "jit_cuda/cublaslt_api.h"
 #include "jit_cuda/cuda_error.h"
+#include "jit_cuda/cudnn_api.h"
 #include "jit_cuda/driver_objects.h"
 #include "jit_cuda/library_loader.h"
 #include "jit_cuda/nvrtc_api.h"
+#include "tests/cpp/cuda_test_env.h"
 
 namespace braze::cuda {
 namespace {
 
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_, old_.c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using testing::ScopedEnv;
 
 TEST(JitCudaLoading, OverrideIsTheOnlyPlaceTried) {
   ScopedEnv env("BRAZE_LIBNVRTC", "/nonexistent/libnvrtc.so.99");
@@ -101,6 +88,53 @@ TEST(JitCudaLoading, NoDriverIsAClearErrorAndStaysOne) {
     } catch (const CudaError& e) {
       EXPECT_EQ(e.call(), "cuInit") << e.what();  // a driver without a usable device
     }
+  }
+}
+
+
+TEST(JitCudaLoading, LibraryOverridesAreTheOnlyPlaceTried) {
+  struct Case {
+    CudaLibrary lib;
+    const char* variable;
+    const char* name;
+  };
+  for (Case c : {Case{CudaLibrary::CublasLt, "BRAZE_LIBCUBLASLT", "libcublasLt"},
+                 Case{CudaLibrary::Cudnn, "BRAZE_LIBCUDNN", "libcudnn"}}) {
+    ScopedEnv env(c.variable, "/nonexistent");
+    try {
+      open_library(c.lib);
+      FAIL() << "opened /nonexistent";
+    } catch (const CudaUnavailable& e) {
+      std::string msg = e.what();
+      EXPECT_NE(msg.find(std::string(c.name) + " was not found; tried:\n  /nonexistent: "), std::string::npos) << msg;
+      EXPECT_NE(msg.find(std::string("set ") + c.variable), std::string::npos) << msg;
+    }
+  }
+}
+
+TEST(JitCudaLoading, CublasLtAndCudnnNameTheirErrors) {
+  if (!cublaslt_available() || !cudnn_available()) GTEST_SKIP() << "no libcublasLt or libcudnn on this machine";
+  EXPECT_GE(cublaslt().version, 110000u);
+  EXPECT_GE(cudnn().version, 90000u);
+  try {
+    check_cublaslt(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmul", "running matmul k");
+    FAIL();
+  } catch (const CudaError& e) {
+    EXPECT_EQ(e.library(), "libcublasLt");
+    EXPECT_EQ(e.error_name(), "CUBLAS_STATUS_NOT_SUPPORTED");
+    EXPECT_EQ(std::string(e.what()).rfind("braze: running matmul k: cublasLtMatmul failed: CUBLAS_STATUS_NOT_SUPPORTED (", 0),
+              0u)
+        << e.what();
+  }
+  try {
+    check_cudnn(CUDNN_STATUS_BAD_PARAM, "cudnnConvolutionForward", "running conv2d k");
+    FAIL();
+  } catch (const CudaError& e) {
+    EXPECT_EQ(e.library(), "libcudnn");
+    EXPECT_EQ(e.error_name(), "CUDNN_STATUS_BAD_PARAM");
+    EXPECT_EQ(std::string(e.what()).rfind("braze: running conv2d k: cudnnConvolutionForward failed: CUDNN_STATUS_BAD_PARAM", 0),
+              0u)
+        << e.what();
   }
 }
 
