@@ -1,13 +1,14 @@
 // Loading the CUDA libraries at run time: overrides, clear errors, and what
-// works with no GPU (NVRTC needs none).
+// works with no GPU (NVRTC and the descriptors of cuBLASLt and cuDNN need
+// none; their handles do).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <string>
 
-#include "jit_cuda/cublaslt_api.h"
+#include "jit_cuda/cublaslt_matmul.h"
 #include "jit_cuda/cuda_error.h"
-#include "jit_cuda/cudnn_api.h"
+#include "jit_cuda/cudnn_conv.h"
 #include "jit_cuda/driver_objects.h"
 #include "jit_cuda/library_loader.h"
 #include "jit_cuda/nvrtc_api.h"
@@ -135,6 +136,25 @@ TEST(JitCudaLoading, CublasLtAndCudnnNameTheirErrors) {
     EXPECT_EQ(std::string(e.what()).rfind("braze: running conv2d k: cudnnConvolutionForward failed: CUDNN_STATUS_BAD_PARAM", 0),
               0u)
         << e.what();
+  }
+}
+
+TEST(JitCudaLoading, LibraryHandlesNeedADeviceAndSaySo) {
+  // With a GPU the handles are made; without one, the real libraries'
+  // refusal comes back as a CudaError naming the call and their status.
+  if (!cublaslt_available() || !cudnn_available()) GTEST_SKIP() << "no libcublasLt or libcudnn on this machine";
+  try {
+    LtHandle h;
+    EXPECT_NE(h.get(), nullptr);
+  } catch (const CudaError& e) {
+    EXPECT_EQ(e.call(), "cublasLtCreate") << e.what();
+    EXPECT_NE(std::string(e.what()).find("creating a cuBLASLt handle"), std::string::npos) << e.what();
+  }
+  try {
+    CudnnHandle h(nullptr);
+    EXPECT_NE(h.get(), nullptr);
+  } catch (const CudaError& e) {
+    EXPECT_EQ(e.call(), "cudnnCreate") << e.what();
   }
 }
 
