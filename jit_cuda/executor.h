@@ -110,6 +110,17 @@ class DeviceExecutor {
   // of CudaKernelSource::param_types (as cuLaunchKernel takes them).
   virtual void launch(const DeviceKernel& kernel, void** params) = 0;
   virtual void synchronize() = 0;
+
+  // Note [CUDA library calls]. The post-ops a library call takes on this
+  // device (Note [Epilogue capabilities]).
+  virtual const EpilogueRules& library_epilogues() const = 0;
+  // Throws std::invalid_argument for a call the CUDA libraries cannot
+  // make, CudaUnavailable when the library is missing.
+  virtual PreparedLibraryCall prepare_library(const Graph& g, const FusedGroup& group, const LibraryOptions& o) = 0;
+  // `buffer` gives the arrays of the bases library_reads() lists; `out`
+  // is the dense result; `workspace` holds call.workspace_bytes.
+  virtual void run_library(const DeviceLibraryCall& call, const std::function<const Array&(NodeId)>& buffer,
+                           Array& out, void* workspace) = 0;
 };
 
 // The deleter of device memory: it keeps the executor that made the memory

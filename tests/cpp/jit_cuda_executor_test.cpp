@@ -143,8 +143,6 @@ TEST(CudaDriverGpu, CopiesAndAKernelOnTheDevice) {
   std::vector<float> got = y.to_vector<float>();
   std::vector<float> want = softmax(x * 0.5f, -1).to_vector<float>();
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6f);
-  Tensor m = matmul(to(x, kCuda), to(transpose(x), kCuda));
-  EXPECT_THROW(m.data(), std::invalid_argument);  // matmul on cuda needs cuBLASLt
 }
 
 }  // namespace
