@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "fusion/library_rules.h"
+
 namespace braze {
 
 std::string_view name(Activation a) {
@@ -167,13 +169,8 @@ std::vector<bool> epilogue_members(const Graph& g) {
   return member;
 }
 
-const EpilogueRules& every_post_op() {
-  static const EpilogueRules rules{"oneDNN", nullptr};
-  return rules;
-}
-
 EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<std::vector<NodeId>>& users,
-                             const std::vector<bool>& is_output, const EpilogueRules& rules) {
+                             const std::vector<bool>& is_output, const LibraryRules& rules) {
   EpilogueMatch m;
   m.last = library;
   const Node& lib = g[library];
@@ -181,7 +178,7 @@ EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<s
     for (NodeId u : users[m.last]) m.stopped.push_back({u, why});
     return m;
   };
-  // Note [Epilogue capabilities]: why the target's library cannot apply
+  // Note [Library capabilities]: why the target's library cannot apply
   // `next` after the post-ops of `taken` ("" when it can).
   auto refused = [&](std::span<const PostOp> taken, const PostOp& next) {
     return rules.refuse ? rules.refuse(g, library, taken, next) : std::string();

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -55,26 +54,8 @@ struct PostOp {
 // tile inside the library's kernel, and oneDNN's own limit is not far above.
 inline constexpr size_t kMaxPostOps = 8;
 
-// Note [Epilogue capabilities]
-// Which of those post-ops a library applies is its backend's to say.
-// oneDNN (the CPU) applies every one; cuBLASLt and cuDNN apply fewer, and
-// in a fixed order (jit_cuda/library_epilogue.h). The partition asks the
-// target's rules before each post-op joins a chain; where they refuse, the
-// chain stops there with the rules' reason as the unfused edge's (explain()
-// shows it), and what follows becomes element-wise kernels like any other
-// op: a post-op the library cannot run is never dropped. push_views keeps
-// views above post-ops for every target's sake (it runs before a target is
-// known): where a target then refuses one, the view is read from memory by
-// the kernel after it, which is correct, at the cost of that read.
-struct EpilogueRules {
-  std::string_view target;  // "oneDNN", "cuBLASLt/cuDNN"
-  // "" when the library applies `next` after the post-ops `taken` to the
-  // value of `library`; otherwise why not. Null: every post-op.
-  std::string (*refuse)(const Graph& g, NodeId library, std::span<const PostOp> taken, const PostOp& next) = nullptr;
-};
-
-// The CPU's rules: oneDNN applies every post-op (the default everywhere).
-const EpilogueRules& every_post_op();
+struct LibraryRules;  // what a target's library takes (fusion/library_rules.h)
+const LibraryRules& cpu_library_rules();
 
 struct EpilogueMatch {
   std::vector<PostOp> post_ops;
@@ -92,7 +73,7 @@ struct Readers {
 Readers readers_of(const Graph& g);
 
 EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<std::vector<NodeId>>& users,
-                             const std::vector<bool>& is_output, const EpilogueRules& rules = every_post_op());
+                             const std::vector<bool>& is_output, const LibraryRules& rules = cpu_library_rules());
 
 // Per node of `g`: whether it is a post-op node of some library call's
 // epilogue. push_views leaves views above these (Note [Views sink to the

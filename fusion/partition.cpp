@@ -74,7 +74,7 @@ std::string describe(const Shape& d, const std::vector<int64_t>& axes) {
 
 class Partitioner {
  public:
-  Partitioner(const Graph& g, const EpilogueRules& rules)
+  Partitioner(const Graph& g, const LibraryRules& rules)
       : g_(g), rules_(rules), group_of_(g.size(), -1), space_(g.size(), Space::Full) {
     Readers r = readers_of(g);
     users_ = std::move(r.users);
@@ -431,7 +431,7 @@ class Partitioner {
   }
 
   const Graph& g_;
-  const EpilogueRules& rules_;
+  const LibraryRules& rules_;
   std::vector<Group> groups_;
   std::vector<int> group_of_;  // per node; -1 for leaves and views
   std::vector<Space> space_;
@@ -444,6 +444,6 @@ class Partitioner {
 
 }  // namespace
 
-Partition partition(const Graph& g, const EpilogueRules& rules) { return Partitioner(g, rules).run(); }
+Partition partition(const Graph& g, const LibraryRules& rules) { return Partitioner(g, rules).run(); }
 
 }  // namespace braze

@@ -2,13 +2,14 @@
 
 #include <sstream>
 
+#include "fusion/library_rules.h"
 #include "fusion/passes.h"
 
 namespace braze {
 
-Schedule make_schedule(const Graph& g, const EpilogueRules& rules) {
+Schedule make_schedule(const Graph& g, const LibraryRules& rules) {
   Schedule s;
-  s.graph = run_pipeline(g);
+  s.graph = copy_unread_operands(run_pipeline(g), rules);  // Note [Library capabilities]
   Partition p = partition(s.graph, rules);
   for (FusedGroup& grp : p.groups) {
     Step step;

@@ -47,19 +47,13 @@ ConvPlan plan_conv(const Graph& g, const FusedGroup& group) {
   p.empty = numel(y) == 0;
   p.zero_fill = !p.empty && computes_nothing(g, group.nodes[0]);
   if (p.empty || p.zero_fill) return p;
-  for (size_t d = 0; d < 4; ++d) {
-    // A size-1 axis may have any stride in a view; cuDNN is given a dense one.
-    int64_t s = x.shape()[d] == 1 ? dense_x[d] : x.view.strides[d];
-    BRAZE_CHECK(s > 0, "conv2d on cuda: cuDNN reads the input with positive strides, but it is ",
-                to_string(x.shape()), " with strides ", to_string(x.view.strides),
-                ": make a contiguous copy of it first (bz.copy)");
-    p.x_strides[d] = narrow(s, "input's stride");
-  }
-  Strides dense_w = contiguous_strides(w.shape());
-  for (size_t d = 0; d < 4; ++d)
-    BRAZE_CHECK(w.shape()[d] == 1 || w.view.strides[d] == dense_w[d],
-                "conv2d on cuda: cuDNN reads the weight dense (OIHW, row-major), but it is ", to_string(w.shape()),
-                " with strides ", to_string(w.view.strides), ": make a contiguous copy of it first (bz.copy)");
+  // make_schedule copies what cuDNN cannot read (Note [Library capabilities]).
+  BRAZE_CHECK(reads_operand(g, lib, 0), "conv2d on cuda: cuDNN reads the input with positive strides, but it is ",
+              to_string(x.shape()), " with strides ", to_string(x.view.strides));
+  BRAZE_CHECK(reads_operand(g, lib, 1), "conv2d on cuda: cuDNN reads the weight dense (OIHW, row-major), but it is ",
+              to_string(w.shape()), " with strides ", to_string(w.view.strides));
+  for (size_t d = 0; d < 4; ++d)  // a size-1 axis may have any stride in a view; cuDNN is given a dense one
+    p.x_strides[d] = narrow(x.shape()[d] == 1 ? dense_x[d] : x.view.strides[d], "input's stride");
   return p;
 }
 

@@ -17,8 +17,9 @@ namespace braze::cuda {
 // legacy API that cuDNN 9 still ships in libcudnn_cnn. x is a 4-d tensor
 // descriptor with its view's strides, so a sliced or permuted NCHW input
 // is read in place; the weight is a filter descriptor, which has no
-// strides: it must be dense OIHW (a parameter as created; plan_conv says
-// so otherwise); y is written dense NCHW. Groups go to
+// strides: it must be dense OIHW (a parameter as created; any other layout,
+// or an input with a zero stride, is copied dense by a kernel first:
+// reads_operand, Note [Library capabilities]); y is written dense NCHW. Groups go to
 // cudnnSetConvolutionGroupCount, padding, stride and dilation to the
 // convolution descriptor. Compute in float for float32, float16 and
 // bfloat16 (double for float64). Math type: FMA for float32 unless TF32
@@ -43,7 +44,9 @@ struct ConvPlan {
   bool zero_fill = false;              // nothing to sum: the result is zeros
 };
 
-// Throws std::invalid_argument for a conv2d cuDNN cannot take here.
+// Throws std::invalid_argument for a conv2d cuDNN cannot take here: its
+// dtypes, or (in a schedule made without the CUDA rules) an operand it
+// cannot read.
 ConvPlan plan_conv(const Graph& g, const FusedGroup& group);
 
 // What the descriptors and the algorithm depend on: the cache key.

@@ -33,7 +33,7 @@ void EmulatedExecutor::copy_to_host(void* host, const void* src, size_t bytes) {
 void EmulatedExecutor::copy_on_device(void* dst, const void* src, size_t bytes) { std::memmove(dst, src, bytes); }
 void EmulatedExecutor::fill(void* dst, uint8_t byte, size_t bytes) { std::memset(dst, byte, bytes); }
 
-const EpilogueRules& EmulatedExecutor::library_epilogues() const { return cuda_epilogue_rules(); }
+const LibraryRules& EmulatedExecutor::library_rules() const { return cuda_library_rules(); }
 
 PreparedLibraryCall EmulatedExecutor::prepare_library(const Graph& g, const FusedGroup& group, const LibraryOptions&) {
   check_library_call(g, group);  // refused here as on a GPU

@@ -49,7 +49,7 @@ class EmulatedExecutor final : public DeviceExecutor {
   void launch(const DeviceKernel& kernel, void** params) override;
   void synchronize() override {}
 
-  const EpilogueRules& library_epilogues() const override;
+  const LibraryRules& library_rules() const override;
   PreparedLibraryCall prepare_library(const Graph& g, const FusedGroup& group, const LibraryOptions& o) override;
   void run_library(const DeviceLibraryCall& call, const std::function<const Array&(NodeId)>& buffer, Array& out,
                    void* workspace) override;

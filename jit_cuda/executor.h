@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "fusion/epilogue.h"
+#include "fusion/library_rules.h"
 #include "fusion/kernel_spec.h"
 #include "fusion/partition.h"
 #include "graph/array.h"
@@ -112,8 +112,8 @@ class DeviceExecutor {
   virtual void synchronize() = 0;
 
   // Note [CUDA library calls]. The post-ops a library call takes on this
-  // device (Note [Epilogue capabilities]).
-  virtual const EpilogueRules& library_epilogues() const = 0;
+  // device (Note [Library capabilities]).
+  virtual const LibraryRules& library_rules() const = 0;
   // Throws std::invalid_argument for a call the CUDA libraries cannot
   // make, CudaUnavailable when the library is missing.
   virtual PreparedLibraryCall prepare_library(const Graph& g, const FusedGroup& group, const LibraryOptions& o) = 0;

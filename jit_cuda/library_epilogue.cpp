@@ -173,8 +173,22 @@ Roles assign_roles(const Graph& g, NodeId library, std::span<const PostOp> ops) 
   return r;
 }
 
-const EpilogueRules& cuda_epilogue_rules() {
-  static const EpilogueRules rules{"cuBLASLt/cuDNN", refuse};
+bool reads_operand(const Graph& g, const Node& library, size_t operand) {
+  const View& v = g[library.inputs[operand]].view;
+  const size_t r = v.shape.size();
+  if (numel(v.shape) == 0) return true;  // nothing is read
+  if (library.op == Op::MatMul)
+    return transposed_view(v.shape[r - 2], v.shape[r - 1], v.strides[r - 2], v.strides[r - 1], true).has_value();
+  Strides dense = contiguous_strides(v.shape);
+  for (size_t d = 0; d < r; ++d) {
+    if (v.shape[d] == 1) continue;  // any stride
+    if (operand == 0 ? v.strides[d] <= 0 : v.strides[d] != dense[d]) return false;
+  }
+  return true;
+}
+
+const LibraryRules& cuda_library_rules() {
+  static const LibraryRules rules{"cuBLASLt/cuDNN", refuse, reads_operand};
   return rules;
 }
 

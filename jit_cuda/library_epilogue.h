@@ -1,7 +1,8 @@
 // Which post-ops cuBLASLt and cuDNN apply to a matmul's or a conv2d's
-// result on a CUDA device, and in what role (Note [CUDA library
-// epilogues]): the CUDA target's EpilogueRules (Note [Epilogue
-// capabilities] in fusion/epilogue.h). Pure logic: no library is loaded.
+// result on a CUDA device, in what role (Note [CUDA library epilogues]),
+// and which operand layouts they read: the CUDA target's LibraryRules
+// (Note [Library capabilities] in fusion/library_rules.h). Pure logic: no
+// library is loaded.
 #pragma once
 
 #include <span>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "fusion/epilogue.h"
+#include "fusion/library_rules.h"
 #include "fusion/partition.h"
 #include "graph/graph.h"
 
@@ -40,7 +42,7 @@ namespace braze::cuda {
 // element-wise kernel after it. A call that sums over nothing (K = 0, or a
 // conv2d with no input channel or kernel tap) or writes nothing takes no
 // post-op: braze writes its zeros and the post-ops run as kernels.
-// Everything refused stays in the graph as kernels (Note [Epilogue
+// Everything refused stays in the graph as kernels (Note [Library
 // capabilities]); the reason names the library and what it cannot do.
 enum class LibraryRole : uint8_t { Scale, Residual, Bias, Activation };
 std::string_view name(LibraryRole r);
@@ -53,9 +55,15 @@ struct Roles {
 // The roles of `ops`, in order, as far as the library takes them.
 Roles assign_roles(const Graph& g, NodeId library, std::span<const PostOp> ops);
 
-// The CUDA target's rules (EpilogueRules::refuse is assign_roles on the
-// taken post-ops and the next one).
-const EpilogueRules& cuda_epilogue_rules();
+// Whether cuBLASLt or cuDNN reads input `operand` of `library` (ids in
+// `g`) as it is laid out: a matrix with a unit stride along one of its two
+// axes (Note [Row-major matmul on cuBLASLt]), a conv2d input with positive
+// strides, a dense OIHW weight (Note [cuDNN convolutions]).
+bool reads_operand(const Graph& g, const Node& library, size_t operand);
+
+// The CUDA target's rules: refuse is assign_roles on the taken post-ops
+// and the next one; reads is reads_operand.
+const LibraryRules& cuda_library_rules();
 
 // A 0-d operand that multiplies alpha, or divides it, at each run.
 struct ScaleOperand {

@@ -165,9 +165,9 @@ MatmulPlan plan_matmul(const Graph& g, const FusedGroup& group) {
   auto matrix = [&](const char* which, const View& v, int64_t m_rows, int64_t m_cols, bool may_transpose) {
     const size_t rv = v.shape.size();
     std::optional<ColumnMajor> cm = transposed_view(m_rows, m_cols, v.strides[rv - 2], v.strides[rv - 1], may_transpose);
+    // make_schedule copies what cuBLASLt cannot read (Note [Library capabilities]).
     BRAZE_CHECK(cm, "matmul on cuda: cuBLASLt reads a matrix with stride 1 along one axis and a leading dimension "
-                "along the other; the ", which, " is ", to_string(v.shape), " with strides ", to_string(v.strides),
-                ": make a contiguous copy of it first (bz.copy)");
+                "along the other; the ", which, " is ", to_string(v.shape), " with strides ", to_string(v.strides));
     return *cm;
   };
   ColumnMajor a = matrix("right operand", w.view, inner, cols, true);

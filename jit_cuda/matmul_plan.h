@@ -37,11 +37,12 @@ namespace braze::cuda {
 //   3. any axes left (a W broadcast over one batch axis but not another,
 //      a negative stride) are a loop of calls on the host, each with its
 //      operands' offsets.
-// So every NumPy batch broadcast runs; what cannot is a matrix axis with
-// neither stride 1 (a step slice of the inner axis, a broadcast matrix
-// axis, a negative stride), and dtypes other than float32, float16,
-// bfloat16 and float64, or operands of different dtypes: plan_matmul
-// says so, naming the operand and its strides.
+// So every NumPy batch broadcast runs as views. A matrix with neither
+// axis of stride 1 (a step slice of the inner axis, a broadcast matrix
+// axis such as bz.ones', a negative stride) is copied dense by a kernel
+// first (reads_operand, Note [Library capabilities]). What does not run:
+// dtypes other than float32, float16, bfloat16 and float64, or operands of
+// different dtypes; plan_matmul says so.
 // cuBLASLt's heuristic assumes 256-byte aligned pointers unless told
 // (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*): bases are (cuMemAlloc and the
 // device arena give 256), so each operand's alignment is that of its
@@ -92,7 +93,8 @@ struct MatmulPlan {
 };
 
 // Throws std::invalid_argument for a matmul cuBLASLt cannot take, saying
-// why (Note [Row-major matmul on cuBLASLt]).
+// why (Note [Row-major matmul on cuBLASLt]): its dtypes, or (in a schedule
+// made without the CUDA rules) an operand it cannot read.
 MatmulPlan plan_matmul(const Graph& g, const FusedGroup& group);
 
 // What the descriptors and the algorithm depend on (everything but bases,

@@ -111,7 +111,7 @@ void bind_runtime(nb::module_& m) {
     // [Device programs]): its library calls' post-ops and workspaces.
     bool on_device = !ts.empty() && !ts[0].device().is_cpu();
     std::shared_ptr<cuda::DeviceExecutor> ex = on_device ? cuda_executor(ts[0].device()) : nullptr;
-    Schedule s = make_schedule(lower(ts).graph, ex ? ex->library_epilogues() : every_post_op());
+    Schedule s = make_schedule(lower(ts).graph, ex ? ex->library_rules() : cpu_library_rules());
     size_workspaces(s, ex.get());  // library calls' workspaces (Note [Step workspaces])
     return explain(s) + memplan::explain_plan(s, on_device ? device_plan_options() : memplan::PlanOptions{});
   }, "tensors"_a);

@@ -30,7 +30,7 @@ namespace braze {
 // cuBLASLt and cuDNN calls on a GPU (Note [CUDA library calls] in
 // jit_cuda/executor.h), prepared once with the program, their workspaces
 // in its arena; the schedule gives them only the post-ops those libraries
-// apply (the executor's library_epilogues(), Note [Epilogue
+// apply (the executor's library_rules(), Note [Library
 // capabilities]). Under host emulation the device memory is host memory,
 // so they run on the CPU library against it, with the same schedule.
 memplan::PlanOptions device_plan_options();

@@ -104,7 +104,7 @@ class DriverExecutor final : public DeviceExecutor {
     BRAZE_CU(cuCtxSynchronize, (), "waiting for the device");
   }
 
-  const EpilogueRules& library_epilogues() const override { return cuda::cuda_epilogue_rules(); }
+  const LibraryRules& library_rules() const override { return cuda::cuda_library_rules(); }
 
   cuda::PreparedLibraryCall prepare_library(const Graph& g, const FusedGroup& group,
                                             const cuda::LibraryOptions& o) override {

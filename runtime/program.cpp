@@ -8,7 +8,7 @@
 namespace braze {
 
 Schedule program_schedule(const Graph& g, cuda::DeviceExecutor* device) {
-  Schedule s = make_schedule(g, device ? device->library_epilogues() : every_post_op());
+  Schedule s = make_schedule(g, device ? device->library_rules() : cpu_library_rules());
   // A 0-d input read by a kernel is passed by value, as a Const is: the
   // code is the same as for a constant and the value is loaded once per
   // launch (Note [Scalar parameters]).

@@ -23,7 +23,7 @@ namespace braze::testing {
 // program (Note [Scalar parameters]).
 inline Schedule cuda_schedule(const Tensor& t, bool parameters = false) {
   Graph g = lower(std::vector<Tensor>{t}).graph;
-  return make_schedule(parameters ? with_scalar_parameters(g) : g, cuda::cuda_epilogue_rules());
+  return make_schedule(parameters ? with_scalar_parameters(g) : g, cuda::cuda_library_rules());
 }
 
 inline const Step& library_step(const Schedule& s) {

@@ -1,6 +1,6 @@
 // Note [CUDA library epilogues]: which post-ops a CUDA device's library
 // calls take, in what role, and the reason explain() gives for the rest,
-// which stay element-wise kernels (Note [Epilogue capabilities]).
+// which stay element-wise kernels (Note [Library capabilities]).
 #include <gtest/gtest.h>
 
 #include "tests/cpp/jit_cuda_library.h"

@@ -88,7 +88,7 @@ void emulated_cudnn(const ConvPlan& p, const std::byte* x, const std::byte* w, s
 template <class Run>
 void expect_step_matches_reference(const Tensor& y, const std::string& what, Run run) {
   Lowered l = lower(std::vector<Tensor>{y});
-  Schedule s = make_schedule(l.graph, cuda_epilogue_rules());
+  Schedule s = make_schedule(l.graph, cuda_library_rules());
   const Step& step = library_step(s);
   auto base = [&](NodeId id) -> const std::byte* {
     const Node& n = s.graph[id];
