@@ -17,19 +17,22 @@ struct ConvCall final : DeviceLibraryCall {
   std::shared_ptr<const CudnnConv> conv;  // null when there is nothing to convolve
 };
 
-// The library an op needs, missing: say which op needed it.
-[[noreturn]] void missing(const char* op, const char* library, const CudaUnavailable& e) {
-  throw CudaUnavailable(std::string(op) + " on cuda needs " + library + ", which could not be loaded: " + e.what());
-}
-
-// The cached entry of `key`, made by `make` (and `created` set) when new.
+// The cached entry of `key`, made by `make` (and `created` set) when new;
+// when `make` finds its library missing, the error says which op needed it.
 template <class Entry, class Make>
 std::shared_ptr<const Entry> find_or_make(std::unordered_map<std::string, std::shared_ptr<const Entry>>& cache,
-                                          const std::string& key, bool& created, Make make) {
+                                          const std::string& key, bool& created, const char* op, const char* library,
+                                          Make make) {
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
+  std::shared_ptr<const Entry> made;
+  try {
+    made = make();
+  } catch (const CudaUnavailable& e) {
+    throw CudaUnavailable(std::string(op) + " on cuda needs " + library + ", which could not be loaded: " + e.what());
+  }
   created = true;
-  return cache.emplace(key, make()).first->second;
+  return cache.emplace(key, std::move(made)).first->second;
 }
 
 const std::byte* address(const std::function<const Array&(NodeId)>& buffer, NodeId base) {
@@ -84,13 +87,9 @@ PreparedLibraryCall LibraryCalls::prepare(const Graph& g, const FusedGroup& grou
     auto call = std::make_shared<MatmulCall>();
     call->plan = plan_matmul(g, group);
     if (!call->plan.calls.empty()) {
-      try {
-        call->lt = find_or_make(matmuls_, key_text(call->plan, o.allow_tf32), out.created, [&] {
-          return std::make_shared<const LtMatmul>(lt_handle(), call->plan, o.allow_tf32);
-        });
-      } catch (const CudaUnavailable& e) {
-        missing("matmul", "cuBLASLt", e);
-      }
+      call->lt = find_or_make(matmuls_, key_text(call->plan, o.allow_tf32), out.created, "matmul", "cuBLASLt", [&] {
+        return std::make_shared<const LtMatmul>(lt_handle(), call->plan, o.allow_tf32);
+      });
       call->workspace_bytes = static_cast<int64_t>(call->lt->workspace_bytes());
     }
     out.call = std::move(call);
@@ -99,13 +98,9 @@ PreparedLibraryCall LibraryCalls::prepare(const Graph& g, const FusedGroup& grou
   auto call = std::make_shared<ConvCall>();
   call->plan = plan_conv(g, group);
   if (!call->plan.empty && !call->plan.zero_fill) {
-    try {
-      call->conv = find_or_make(convs_, key_text(call->plan, o.allow_tf32), out.created, [&] {
-        return std::make_shared<const CudnnConv>(dnn_handle(), call->plan, o.allow_tf32);
-      });
-    } catch (const CudaUnavailable& e) {
-      missing("conv2d", "cuDNN", e);
-    }
+    call->conv = find_or_make(convs_, key_text(call->plan, o.allow_tf32), out.created, "conv2d", "cuDNN", [&] {
+      return std::make_shared<const CudnnConv>(dnn_handle(), call->plan, o.allow_tf32);
+    });
     call->workspace_bytes = static_cast<int64_t>(call->conv->workspace_bytes());
   }
   out.call = std::move(call);

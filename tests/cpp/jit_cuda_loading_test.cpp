@@ -3,16 +3,20 @@
 // none; their handles do).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "jit_cuda/cublaslt_matmul.h"
 #include "jit_cuda/cuda_error.h"
 #include "jit_cuda/cudnn_conv.h"
+#include "jit_cuda/library_calls.h"
 #include "jit_cuda/driver_objects.h"
 #include "jit_cuda/library_loader.h"
 #include "jit_cuda/nvrtc_api.h"
 #include "tests/cpp/cuda_test_env.h"
+#include "tests/cpp/jit_cuda_library.h"
+#include "tests/cpp/random_tensor.h"
 
 namespace braze::cuda {
 namespace {
@@ -156,6 +160,32 @@ TEST(JitCudaLoading, LibraryHandlesNeedADeviceAndSaySo) {
   } catch (const CudaError& e) {
     EXPECT_EQ(e.call(), "cudnnCreate") << e.what();
   }
+}
+
+// A library is loaded once per process: each case runs in a fresh one
+// (a threadsafe death test re-executes the test binary), where the first
+// call of its kind finds the library missing. No GPU is needed to get there.
+TEST(JitCudaLoadingDeathTest, AMissingLibraryNamesTheOpThatNeededIt) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto first_call = [](const char* variable, const Tensor& y) {
+    ::setenv(variable, "/nonexistent/lib.so", 1);
+    Schedule s = testing::cuda_schedule(y);
+    try {
+      LibraryCalls(nullptr).prepare(s.graph, testing::library_step(s).group, {});
+    } catch (const CudaUnavailable& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      std::exit(0);
+    }
+    std::exit(1);
+  };
+  using testing::random_tensor;
+  EXPECT_EXIT(first_call("BRAZE_LIBCUBLASLT", matmul(random_tensor({4, 4}, 1), random_tensor({4, 4}, 2))),
+              ::testing::ExitedWithCode(0),
+              "matmul on cuda needs cuBLASLt, which could not be loaded: .*libcublasLt was not found.*"
+              "/nonexistent/lib.so.*set BRAZE_LIBCUBLASLT");
+  EXPECT_EXIT(first_call("BRAZE_LIBCUDNN", conv2d(random_tensor({1, 2, 5, 5}, 1), random_tensor({3, 2, 3, 3}, 2))),
+              ::testing::ExitedWithCode(0),
+              "conv2d on cuda needs cuDNN, which could not be loaded: .*libcudnn was not found.*set BRAZE_LIBCUDNN");
 }
 
 }  // namespace
