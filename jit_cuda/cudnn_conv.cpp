@@ -74,15 +74,16 @@ CudnnConv::CudnnConv(cudnnHandle_t handle, const ConvPlan& p, bool allow_tf32)
               (handle, desc_.x.get(), desc_.w.get(), desc_.conv.get(), desc_.y.get(), static_cast<int>(ranked.size()),
                &returned, ranked.data()),
               where);
-  const cudnnMathType_t wanted = math_type(p.dtype, allow_tf32);
+  const bool fma_only = math_type(p.dtype, allow_tf32) == CUDNN_FMA_MATH;
   for (int i = 0; i < returned; ++i) {
     const cudnnConvolutionFwdAlgoPerf_t& r = ranked[i];
-    // Without TF32, float32 takes FMA algorithms only: a tensor-op one
-    // would round the inputs (Note [cuDNN convolutions]).
-    bool math_ok = wanted != CUDNN_FMA_MATH || r.mathType == CUDNN_FMA_MATH;
-    if (r.status != CUDNN_STATUS_SUCCESS || r.memory > kMaxConvWorkspace || !math_ok) continue;
+    // Without TF32, float32 passes over tensor-op algorithms (they would
+    // round the inputs: Note [cuDNN convolutions]) and keeps FMA math on
+    // the descriptor, which is what forbids them when it runs.
+    bool tensor_op = r.mathType == CUDNN_TENSOR_OP_MATH || r.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    if (r.status != CUDNN_STATUS_SUCCESS || r.memory > kMaxConvWorkspace || (fma_only && tensor_op)) continue;
     algo_ = r.algo;
-    BRAZE_CUDNN(cudnnSetConvolutionMathType, (desc_.conv.get(), r.mathType), where);
+    if (!fma_only) BRAZE_CUDNN(cudnnSetConvolutionMathType, (desc_.conv.get(), r.mathType), where);
     BRAZE_CUDNN(cudnnGetConvolutionForwardWorkspaceSize,
                 (handle, desc_.x.get(), desc_.w.get(), desc_.conv.get(), desc_.y.get(), algo_, &workspace_), where);
     return;
