@@ -84,8 +84,7 @@ std::optional<LibraryRole> classify(const Graph& g, const Node& lib, const PostO
     also_residual = false;
     return LibraryRole::Residual;
   }
-  why = "cuBLASLt's bias and activation epilogues are not offered for float64: " + describe(g, p) +
-        " runs as a kernel";
+  why = "braze takes no cuBLASLt bias or activation epilogue for float64: " + describe(g, p) + " runs as a kernel";
   return std::nullopt;
 }
 

@@ -99,7 +99,7 @@ TEST_F(CudaEpilogue, Float64TakesScaleAndResidualOnly) {
   Tensor y64 = matmul(f64(x), f64(w));
   Taken t = taken(relu(y64 * 2.0 + f64(r) + f64(b)));
   EXPECT_EQ(t.roles, (std::vector<R>{R::Scale, R::Residual})) << t.reasons;
-  EXPECT_TRUE(has(t.reasons, "not offered for float64")) << t.reasons;
+  EXPECT_TRUE(has(t.reasons, "no cuBLASLt bias or activation epilogue for float64")) << t.reasons;
 }
 
 TEST_F(CudaEpilogue, ConvolutionsTakeAScaleOnly) {
