@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "fusion/library_rules.h"
+
 namespace braze {
 
 std::string_view name(Activation a) {
@@ -168,13 +170,18 @@ std::vector<bool> epilogue_members(const Graph& g) {
 }
 
 EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<std::vector<NodeId>>& users,
-                             const std::vector<bool>& is_output) {
+                             const std::vector<bool>& is_output, const LibraryRules& rules) {
   EpilogueMatch m;
   m.last = library;
   const Node& lib = g[library];
   auto stop = [&](std::string why) {
     for (NodeId u : users[m.last]) m.stopped.push_back({u, why});
     return m;
+  };
+  // Note [Library capabilities]: why the target's library cannot apply
+  // `next` after the post-ops of `taken` ("" when it can).
+  auto refused = [&](std::span<const PostOp> taken, const PostOp& next) {
+    return rules.refuse ? rules.refuse(g, library, taken, next) : std::string();
   };
   while (true) {
     NodeId t = m.last;
@@ -184,6 +191,7 @@ EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<s
       return stop("the library call already has " + std::to_string(kMaxPostOps) + " post-ops");
     if (std::optional<Found> f = match_activation(g, t, users, is_output)) {
       PostOp a{.kind = PostOp::Kind::Activation, .activation = f->activation, .result = f->nodes.back()};
+      if (std::string why = refused(m.post_ops, a); !why.empty()) return stop(why);
       m.post_ops.push_back(a);
       m.nodes.insert(m.nodes.end(), f->nodes.begin(), f->nodes.end());
       m.last = f->nodes.back();
@@ -213,19 +221,24 @@ EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<s
       // Consecutive constants make one linear post-op: oneDNN 2.6's gemm
       // matmul gives wrong results for two eltwise_linear post-ops in a row
       // (measured: (x @ w) * 2 + 2 off by about 2).
-      if (m.post_ops.empty() || m.post_ops.back().kind != PostOp::Kind::Linear)
-        m.post_ops.push_back({.kind = PostOp::Kind::Linear, .op = n.op});
-      PostOp& lin = m.post_ops.back();
+      bool merge = !m.post_ops.empty() && m.post_ops.back().kind == PostOp::Kind::Linear;
+      PostOp lin = merge ? m.post_ops.back() : PostOp{.kind = PostOp::Kind::Linear, .op = n.op};
       if (n.op == Op::Mul) lin.alpha *= v, lin.beta *= v;
       else lin.beta += v;
       lin.result = u;
+      std::span<const PostOp> before(m.post_ops.data(), m.post_ops.size() - (merge ? 1 : 0));
+      if (std::string why = refused(before, lin); !why.empty()) return stop(why);
+      if (merge) m.post_ops.back() = lin;
+      else m.post_ops.push_back(lin);
       m.nodes.push_back(u);
       m.last = u;
       continue;
     }
     if (base == t || (g[base].op != Op::Input && info(g[base].op).kind == FusionKind::Leaf))
       return stop("the operand is the value itself or a constant the library cannot take, not a tensor in memory");
-    m.post_ops.push_back({.kind = PostOp::Kind::Binary, .op = n.op, .addend = addend, .result = u});
+    PostOp b{.kind = PostOp::Kind::Binary, .op = n.op, .addend = addend, .result = u};
+    if (std::string why = refused(m.post_ops, b); !why.empty()) return stop(why);
+    m.post_ops.push_back(b);
     m.nodes.push_back(u);
     m.last = u;
   }

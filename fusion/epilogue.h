@@ -54,6 +54,9 @@ struct PostOp {
 // tile inside the library's kernel, and oneDNN's own limit is not far above.
 inline constexpr size_t kMaxPostOps = 8;
 
+struct LibraryRules;  // what a target's library takes (fusion/library_rules.h)
+const LibraryRules& cpu_library_rules();
+
 struct EpilogueMatch {
   std::vector<PostOp> post_ops;
   std::vector<NodeId> nodes;  // every node the chain absorbs, in topological order
@@ -70,7 +73,7 @@ struct Readers {
 Readers readers_of(const Graph& g);
 
 EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<std::vector<NodeId>>& users,
-                             const std::vector<bool>& is_output);
+                             const std::vector<bool>& is_output, const LibraryRules& rules = cpu_library_rules());
 
 // Per node of `g`: whether it is a post-op node of some library call's
 // epilogue. push_views leaves views above these (Note [Views sink to the

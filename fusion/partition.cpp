@@ -74,8 +74,8 @@ std::string describe(const Shape& d, const std::vector<int64_t>& axes) {
 
 class Partitioner {
  public:
-  explicit Partitioner(const Graph& g)
-      : g_(g), group_of_(g.size(), -1), space_(g.size(), Space::Full) {
+  Partitioner(const Graph& g, const LibraryRules& rules)
+      : g_(g), rules_(rules), group_of_(g.size(), -1), space_(g.size(), Space::Full) {
     Readers r = readers_of(g);
     users_ = std::move(r.users);
     is_output_ = std::move(r.is_output);
@@ -142,7 +142,7 @@ class Partitioner {
     add_member(grp, id, Space::Full);
     // The epilogue joins the call (Note [Library epilogues]); where it
     // stops, the reason is the one explain() gives for that edge.
-    EpilogueMatch m = match_epilogue(g_, id, users_, is_output_);
+    EpilogueMatch m = match_epilogue(g_, id, users_, is_output_, rules_);
     for (NodeId e : m.nodes) add_member(grp, e, Space::Full);
     groups_[grp].post_ops = std::move(m.post_ops);
     for (auto& [consumer, why] : m.stopped) {
@@ -431,6 +431,7 @@ class Partitioner {
   }
 
   const Graph& g_;
+  const LibraryRules& rules_;
   std::vector<Group> groups_;
   std::vector<int> group_of_;  // per node; -1 for leaves and views
   std::vector<Space> space_;
@@ -443,6 +444,6 @@ class Partitioner {
 
 }  // namespace
 
-Partition partition(const Graph& g) { return Partitioner(g).run(); }
+Partition partition(const Graph& g, const LibraryRules& rules) { return Partitioner(g, rules).run(); }
 
 }  // namespace braze

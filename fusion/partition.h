@@ -52,6 +52,8 @@ struct Partition {
 // Expects a graph after the pass pipeline: views sit on leaves or on nodes
 // that end an index space (Note [Views sink to the leaves]), and every graph
 // output is a computed node.
-Partition partition(const Graph& g);
+// Post-ops join a library call as far as `rules` let them (Note [Library
+// capabilities]).
+Partition partition(const Graph& g, const LibraryRules& rules = cpu_library_rules());
 
 }  // namespace braze

@@ -2,14 +2,15 @@
 
 #include <sstream>
 
+#include "fusion/library_rules.h"
 #include "fusion/passes.h"
 
 namespace braze {
 
-Schedule make_schedule(const Graph& g) {
+Schedule make_schedule(const Graph& g, const LibraryRules& rules) {
   Schedule s;
-  s.graph = run_pipeline(g);
-  Partition p = partition(s.graph);
+  s.graph = copy_unread_operands(run_pipeline(g), rules);  // Note [Library capabilities]
+  Partition p = partition(s.graph, rules);
   for (FusedGroup& grp : p.groups) {
     Step step;
     if (grp.kind == FusedGroup::Kind::Kernel) step.spec = build_spec(s.graph, grp, p.space, step.reads);

@@ -35,8 +35,10 @@ struct Schedule {
 KernelSpec build_spec(const Graph& g, const FusedGroup& group, const std::vector<Space>& space,
                       std::vector<NodeId>& reads);
 
-// Runs the pass pipeline, partitions, and builds a spec per kernel group.
-Schedule make_schedule(const Graph& g);
+// Runs the pass pipeline, copies the library operands `rules` cannot read
+// densely, partitions (library calls taking the post-ops `rules` allow:
+// Note [Library capabilities]), and builds a spec per kernel group.
+Schedule make_schedule(const Graph& g, const LibraryRules& rules = cpu_library_rules());
 
 // Human-readable: each group with its ops, inputs (with strides) and
 // outputs, then every edge that was not fused and why.

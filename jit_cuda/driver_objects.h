@@ -56,6 +56,7 @@ template <class Handle, void (*Release)(Handle) noexcept>
 class Owned {
  public:
   Owned() = default;
+  explicit Owned(Handle h) : handle_(h) {}  // adopts a handle made elsewhere
   ~Owned() {
     if (handle_) Release(handle_);
   }

@@ -6,6 +6,8 @@
 
 #include "graph/check.h"
 #include "jit_cuda/emulated_kernels.h"
+#include "jit_cuda/library_calls.h"
+#include "jit_cuda/library_epilogue.h"
 
 namespace braze::cuda {
 
@@ -30,6 +32,18 @@ void EmulatedExecutor::copy_to_device(void* dst, const void* host, size_t bytes)
 void EmulatedExecutor::copy_to_host(void* host, const void* src, size_t bytes) { std::memcpy(host, src, bytes); }
 void EmulatedExecutor::copy_on_device(void* dst, const void* src, size_t bytes) { std::memmove(dst, src, bytes); }
 void EmulatedExecutor::fill(void* dst, uint8_t byte, size_t bytes) { std::memset(dst, byte, bytes); }
+
+const LibraryRules& EmulatedExecutor::library_rules() const { return cuda_library_rules(); }
+
+PreparedLibraryCall EmulatedExecutor::prepare_library(const Graph& g, const FusedGroup& group, const LibraryOptions&) {
+  check_library_call(g, group);  // refused here as on a GPU
+  return {};                     // then run by the host's library
+}
+
+void EmulatedExecutor::run_library(const DeviceLibraryCall&, const std::function<const Array&(NodeId)>&, Array&,
+                                   void*) {
+  BRAZE_ASSERT(false, "host emulation runs library calls on the host's library");
+}
 
 std::vector<LoadedKernel> EmulatedExecutor::load(std::span<const KernelSpec* const> specs) {
   std::vector<LoadedKernel> out(specs.size());

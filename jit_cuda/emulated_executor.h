@@ -26,8 +26,10 @@ namespace braze::cuda {
 // still checks the strides, and two warps check block_reduce's shared
 // memory step, at a fraction of the fibers a full grid would need.
 // Launches are serialised (the emulation's globals are per object and
-// one block runs at a time). Library calls (matmul, conv2d) run on the host
-// implementation against the same memory (runtime/execute.cpp).
+// one block runs at a time). Library calls (matmul, conv2d) are planned as
+// on a GPU, with its epilogue rules (so the schedule, and what is refused,
+// is the GPU's), then run on the host's library against the same memory
+// (runtime/execute.cpp; Note [CUDA library calls]).
 inline constexpr int kEmulatedMaxBlocks = 4;
 inline constexpr int kEmulatedMaxThreads = 64;
 
@@ -46,6 +48,11 @@ class EmulatedExecutor final : public DeviceExecutor {
   std::vector<LoadedKernel> load(std::span<const KernelSpec* const> specs) override;
   void launch(const DeviceKernel& kernel, void** params) override;
   void synchronize() override {}
+
+  const LibraryRules& library_rules() const override;
+  PreparedLibraryCall prepare_library(const Graph& g, const FusedGroup& group, const LibraryOptions& o) override;
+  void run_library(const DeviceLibraryCall& call, const std::function<const Array&(NodeId)>& buffer, Array& out,
+                   void* workspace) override;
 
  private:
   using Future = std::shared_future<std::shared_ptr<const DeviceKernel>>;

@@ -7,12 +7,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "fusion/library_rules.h"
 #include "fusion/kernel_spec.h"
+#include "fusion/partition.h"
+#include "graph/array.h"
 #include "jit_cuda/cuda_source.h"
 
 namespace braze::cuda {
@@ -32,6 +37,47 @@ struct LoadedKernel {
   std::shared_ptr<const DeviceKernel> kernel;
   KernelOrigin origin = KernelOrigin::Compiled;
 };
+
+// Note [CUDA library calls]
+// A matmul or conv2d step on a CUDA device is one library call: cuBLASLt
+// (matmul_plan.h, cublaslt_matmul.h) or cuDNN (conv_plan.h,
+// cudnn_conv.h), with the post-ops those take (Note [CUDA library
+// epilogues]). prepare_library, once per program step, plans the call from
+// the group (which operand is which matrix, layouts, batches, epilogue) and
+// finds or makes its descriptors and algorithm, which the executor caches
+// by shape (two programs of one shape share them, and a replay makes
+// nothing); the call says how much workspace it needs, which the program
+// plans into its device arena like any step workspace (Note [Step
+// workspaces]), so no call allocates. run_library enqueues the call on the
+// executor's stream with its operands' device addresses. Each executor
+// (one device context) makes one cuBLASLt and one cuDNN handle, bound to
+// its stream, when the first call needs it; a library that is missing
+// is an error then, naming it, while everything that does not need it
+// keeps working. Host emulation plans each call too (so a call a GPU
+// would refuse is refused there) but runs it on the CPU library against
+// the emulated memory: prepare_library gives no call.
+struct DeviceLibraryCall {
+  int64_t workspace_bytes = 0;
+  virtual ~DeviceLibraryCall() = default;
+};
+
+struct LibraryOptions {
+  bool allow_tf32 = false;  // float32 matmul/conv2d may round inputs to TF32 (allow_tf32())
+};
+
+struct PreparedLibraryCall {
+  std::shared_ptr<const DeviceLibraryCall> call;  // null: the host's library runs it (emulation)
+  bool created = false;                           // its descriptors and algorithm were made now
+};
+
+// BRAZE_ALLOW_TF32=1: float32 matmul and conv2d on a CUDA device may use
+// TF32 tensor cores (inputs rounded to 10 mantissa bits, ~1e-3 relative
+// error; several times faster on sm_80 and later). Off by default, as in
+// PyTorch. Read when a program is made; part of its key.
+inline bool allow_tf32() {
+  const char* v = std::getenv("BRAZE_ALLOW_TF32");
+  return v && std::string(v) == "1";
+}
 
 // Note [Device executors]
 // Device addresses are `void*` (a CUdeviceptr fits; emulated memory is host
@@ -64,6 +110,17 @@ class DeviceExecutor {
   // of CudaKernelSource::param_types (as cuLaunchKernel takes them).
   virtual void launch(const DeviceKernel& kernel, void** params) = 0;
   virtual void synchronize() = 0;
+
+  // Note [CUDA library calls]. The post-ops a library call takes on this
+  // device (Note [Library capabilities]).
+  virtual const LibraryRules& library_rules() const = 0;
+  // Throws std::invalid_argument for a call the CUDA libraries cannot
+  // make, CudaUnavailable when the library is missing.
+  virtual PreparedLibraryCall prepare_library(const Graph& g, const FusedGroup& group, const LibraryOptions& o) = 0;
+  // `buffer` gives the arrays of the bases library_reads() lists; `out`
+  // is the dense result; `workspace` holds call.workspace_bytes.
+  virtual void run_library(const DeviceLibraryCall& call, const std::function<const Array&(NodeId)>& buffer,
+                           Array& out, void* workspace) = 0;
 };
 
 // The deleter of device memory: it keeps the executor that made the memory

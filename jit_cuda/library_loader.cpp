@@ -81,8 +81,11 @@ std::unique_ptr<SharedLibrary> open_library(CudaLibrary lib) {
     if (dlinfo(h, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name) real = map->l_name;
     return std::make_unique<SharedLibrary>(h, real);
   }
-  std::string msg = std::string("braze: CUDA is not available: ") + library_name(lib) + " was not found; tried:" +
-                    tried + "\nset " + override_variable(lib) + " to the library's path";
+  // Without libcuda or NVRTC there is no CUDA at all; without cuBLASLt or
+  // cuDNN, only the ops that need them fail.
+  const char* what = lib == CudaLibrary::CublasLt ? "cuBLASLt" : lib == CudaLibrary::Cudnn ? "cuDNN" : "CUDA";
+  std::string msg = std::string("braze: ") + what + " is not available: " + library_name(lib) +
+                    " was not found; tried:" + tried + "\nset " + override_variable(lib) + " to the library's path";
   if (lib == CudaLibrary::Driver) msg += " (libcuda comes with the NVIDIA driver; is one installed?)";
   throw CudaUnavailable(msg);
 }

@@ -2,9 +2,13 @@
 // braze build runs on machines with and without CUDA (DESIGN.md section 5).
 #pragma once
 
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
+
+#include "jit_cuda/cuda_error.h"
 
 namespace braze::cuda {
 
@@ -52,5 +56,69 @@ class SharedLibrary {
 
 // Opens the library or throws CudaUnavailable saying what was tried.
 std::unique_ptr<SharedLibrary> open_library(CudaLibrary lib);
+
+// A table of entry points and the library they came from.
+template <class Api>
+struct LoadedApi {
+  std::unique_ptr<SharedLibrary> library;
+  Api api;
+};
+
+// The table `load` makes, made on first use, once per process and Api
+// type (thread-safe). A failure (CudaUnavailable, saying what was not
+// found) is kept and rethrown by every later call, so each call says the
+// same thing and nothing is retried half-loaded.
+template <class Api>
+const Api& load_once(LoadedApi<Api> (*load)()) {
+  static std::once_flag once;
+  static LoadedApi<Api> loaded;
+  static std::exception_ptr failure;
+  std::call_once(once, [&] {
+    try {
+      loaded = load();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  });
+  if (failure) std::rethrow_exception(failure);
+  return loaded.api;
+}
+
+// Looks `name` up in `lib` (dlsym) into `fn`; adds " name" to `missing`
+// when the library lacks it.
+template <class Fn>
+void resolve(const SharedLibrary& lib, const char* name, Fn& fn, std::string& missing) {
+  if (void* p = lib.symbol(name)) fn = reinterpret_cast<Fn>(p);
+  else missing += std::string(" ") + name;
+}
+
+// Opens `lib` and fills a table: `resolve_all` resolve()s each entry
+// point into it. Throws CudaUnavailable naming the entry points the
+// library lacks, then `hint` (which version is needed, which variable to set).
+template <class Api>
+LoadedApi<Api> load_api(CudaLibrary lib, void (*resolve_all)(const SharedLibrary&, Api&, std::string& missing),
+                        const std::string& hint) {
+  LoadedApi<Api> l{open_library(lib), {}};
+  l.api.path = l.library->path();
+  std::string missing;
+  resolve_all(*l.library, l.api, missing);
+  if (!missing.empty())
+    throw CudaUnavailable(std::string("braze: ") + library_name(lib) + " is not usable: " + l.api.path + " lacks" +
+                          missing + " " + hint);
+  return l;
+}
+
+// Whether `get` (nvrtc, cublaslt, cudnn) loads its library here: what
+// decides if a test that needs it runs or skips.
+template <class Api>
+bool loads(const Api& (*get)()) {
+  try {
+    get();
+    return true;
+  } catch (const CudaUnavailable&) {
+    return false;
+  }
+}
+
 
 }  // namespace braze::cuda

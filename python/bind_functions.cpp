@@ -7,6 +7,7 @@
 #include "memplan/plan.h"
 #include "memplan/verify.h"
 #include "python/convert.h"
+#include "runtime/cuda_executors.h"
 #include "runtime/device_program.h"
 #include "runtime/execute.h"
 
@@ -107,10 +108,12 @@ void bind_runtime(nb::module_& m) {
   m.def("assign", [](const std::vector<Tensor>& out, const std::vector<Tensor>& values) { assign(out, values); },
         "out"_a, "values"_a);
   m.def("explain", [](const std::vector<Tensor>& ts) {
-    Schedule s = make_schedule(lower(ts).graph);
-    size_workspaces(s);  // library calls' workspaces (Note [Step workspaces])
-    // The plan realize makes on the tensors' device (Note [Device programs]).
+    // The schedule and plan realize makes on the tensors' device (Note
+    // [Device programs]): its library calls' post-ops and workspaces.
     bool on_device = !ts.empty() && !ts[0].device().is_cpu();
+    std::shared_ptr<cuda::DeviceExecutor> ex = on_device ? cuda_executor(ts[0].device()) : nullptr;
+    Schedule s = make_schedule(lower(ts).graph, ex ? ex->library_rules() : cpu_library_rules());
+    size_workspaces(s, ex.get());  // library calls' workspaces (Note [Step workspaces])
     return explain(s) + memplan::explain_plan(s, on_device ? device_plan_options() : memplan::PlanOptions{});
   }, "tensors"_a);
   m.def("clear_programs", []() { Runtime::get().programs().clear(); });

@@ -19,13 +19,7 @@ void load_device_kernels(const Schedule& s, Prepared& p) {
   std::vector<size_t> steps;
   for (size_t k = 0; k < s.steps.size(); ++k) {
     const Step& step = s.steps[k];
-    if (step.group.kind == FusedGroup::Kind::Library) {
-      std::string op(info(s.graph[step.group.outputs[0]].op).api);
-      bool conv = s.graph[step.group.outputs[0]].op == Op::Conv2d;
-      BRAZE_CHECK(p.device->emulated(), op, " on cuda needs ", conv ? "cuDNN" : "cuBLASLt",
-                  " support, not built yet; run it on the CPU (.to('cpu'))");
-      continue;  // emulation: the CPU library on the (host) memory
-    }
+    if (step.group.kind == FusedGroup::Kind::Library) continue;  // prepare_device_library
     specs.push_back(&step.spec);
     steps.push_back(k);
   }
@@ -44,6 +38,10 @@ void load_device_kernels(const Schedule& s, Prepared& p) {
       case cuda::KernelOrigin::Compiled: stats.kernels_compiled.fetch_add(1, std::memory_order_relaxed); break;
     }
   }
+}
+
+cuda::PreparedLibraryCall prepare_device_library(cuda::DeviceExecutor& ex, const Graph& g, const FusedGroup& group) {
+  return ex.prepare_library(g, group, cuda::LibraryOptions{.allow_tf32 = cuda::allow_tf32()});
 }
 
 void read_scalar(const Array& a, KernelArg& arg) {

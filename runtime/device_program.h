@@ -26,16 +26,22 @@ namespace braze {
 // no output written over an input: generated kernels mark every pointer
 // __restrict__), the program cache (keyed by device and executor too), and
 // the scalar parameters (Note [Scalar parameters]), which live in host
-// memory and reach a kernel by value. Library calls (matmul, conv2d) need
-// cuBLASLt/cuDNN on a GPU, which braze does not call yet: an error when
-// the program is made. Under host emulation the device memory is host
-// memory, so they run on the CPU library against it.
+// memory and reach a kernel by value. Library calls (matmul, conv2d) are
+// cuBLASLt and cuDNN calls on a GPU (Note [CUDA library calls] in
+// jit_cuda/executor.h), prepared once with the program, their workspaces
+// in its arena; the schedule gives them only the post-ops those libraries
+// apply (the executor's library_rules(), Note [Library
+// capabilities]). Under host emulation the device memory is host memory,
+// so they run on the CPU library against it, with the same schedule.
 memplan::PlanOptions device_plan_options();
 
 // Fills p.device_kernels from p.device (counting kernels_compiled,
-// cache_hits_memory, cache_hits_disk); throws for library calls the device
-// cannot make.
+// cache_hits_memory, cache_hits_disk).
 void load_device_kernels(const Schedule& s, Prepared& p);
+
+// A library group's call on `ex`, with the options of this process
+// (BRAZE_ALLOW_TF32: cuda::allow_tf32()).
+cuda::PreparedLibraryCall prepare_device_library(cuda::DeviceExecutor& ex, const Graph& g, const FusedGroup& group);
 
 // A 0-d array's value as a kernel's by-value argument, wherever it lives.
 void read_scalar(const Array& a, KernelArg& arg);

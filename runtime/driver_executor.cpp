@@ -6,6 +6,8 @@
 #include <unordered_map>
 
 #include "jit_cuda/driver_objects.h"
+#include "jit_cuda/library_calls.h"
+#include "jit_cuda/library_epilogue.h"
 #include "jit_cuda/nvrtc_api.h"
 #include "runtime/cubin_cache.h"
 
@@ -34,7 +36,8 @@ struct DriverKernel final : DeviceKernel {
 
 class DriverExecutor final : public DeviceExecutor {
  public:
-  explicit DriverExecutor(int index) : context_(index), arch_(context_.compute_capability()) {
+  explicit DriverExecutor(int index)
+      : context_(index), arch_(context_.compute_capability()), libraries_(stream_) {
     cuda::nvrtc();  // no NVRTC, no kernels: say so now rather than at the first realize
   }
 
@@ -92,13 +95,27 @@ class DriverExecutor final : public DeviceExecutor {
     // never needed, and a few waves over the SMs saturate the device.
     auto blocks = static_cast<unsigned>(shape.blocks(int64_t{1} << 20));
     BRAZE_CU(cuLaunchKernel,
-             (k.function, blocks, 1, 1, static_cast<unsigned>(shape.threads), 1, 1, 0, nullptr, params, nullptr),
+             (k.function, blocks, 1, 1, static_cast<unsigned>(shape.threads), 1, 1, 0, stream_, params, nullptr),
              "launching " + k.source.name);
   }
 
   void synchronize() override {
     context_.make_current();
     BRAZE_CU(cuCtxSynchronize, (), "waiting for the device");
+  }
+
+  const LibraryRules& library_rules() const override { return cuda::cuda_library_rules(); }
+
+  cuda::PreparedLibraryCall prepare_library(const Graph& g, const FusedGroup& group,
+                                            const cuda::LibraryOptions& o) override {
+    context_.make_current();
+    return libraries_.prepare(g, group, o);
+  }
+
+  void run_library(const cuda::DeviceLibraryCall& call, const std::function<const Array&(NodeId)>& buffer, Array& out,
+                   void* workspace) override {
+    context_.make_current();
+    libraries_.run(call, buffer, out, workspace);
   }
 
  private:
@@ -117,6 +134,11 @@ class DriverExecutor final : public DeviceExecutor {
 
   cuda::Context context_;
   int arch_;
+  // Kernels and library calls all go to the legacy default stream, which
+  // orders them with each other and with the synchronous copies (Note
+  // [Device executors]).
+  CUstream stream_ = nullptr;
+  cuda::LibraryCalls libraries_;  // Note [CUDA library calls]
   std::mutex mutex_;
   // Keyed by the cubin, which the CubinCache keeps for the process's life.
   std::unordered_map<const Cubin*, std::shared_ptr<const DeviceKernel>> loaded_;

@@ -34,8 +34,11 @@ bool keeps_packed(const Graph& g, const FusedGroup& group, const dnn::Prepared& 
   return r.why_not.empty() && r.packed_bytes > 0 && g[g.base(g[group.nodes[0]].inputs[1])].op == Op::Input;
 }
 
-// What the step's workspace must hold (Note [Step workspaces]).
-int64_t workspace_need(const Graph& g, const FusedGroup& group, const dnn::Prepared& r) {
+// What the step's workspace must hold (Note [Step workspaces]): a CUDA
+// library call's, or oneDNN's packed operand and scratchpad.
+int64_t workspace_need(const Graph& g, const FusedGroup& group, const dnn::Prepared& r,
+                       const cuda::DeviceLibraryCall* device) {
+  if (device) return device->workspace_bytes;
   if (!r.why_not.empty()) return 0;
   return packed_in_workspace(r, keeps_packed(g, group, r)) + r.scratch_bytes;
 }
@@ -64,9 +67,14 @@ class Executor {
     for (size_t k = 0; k < s_.steps.size(); ++k) {
       const Step& step = s_.steps[k];
       auto start = std::chrono::steady_clock::now();
-      if (step.group.kind == FusedGroup::Kind::Library) library_call(k, step.group, p_.library[k]);
-      else if (p_.device) device_kernel(step, k);
-      else kernel(step, p_.kernels[k].get());
+      if (step.group.kind == FusedGroup::Kind::Library) {
+        if (p_.device_library[k]) device_library_call(k, step.group);
+        else library_call(k, step.group, p_.library[k]);
+      } else if (p_.device) {
+        device_kernel(step, k);
+      } else {
+        kernel(step, p_.kernels[k].get());
+      }
       if (step_ns_ && p_.device) p_.device->synchronize();  // a launch returns before the kernel ends
       if (step_ns_)
         step_ns_->push_back(
@@ -196,6 +204,16 @@ class Executor {
         g, group, buffer, [&](DType dtype, Shape shape) { return allocate(dtype, std::move(shape), o); });
   }
 
+  // A matmul/conv2d with its epilogue on a CUDA device: cuBLASLt or cuDNN
+  // (Note [CUDA library calls]), prepared once in prepare().
+  void device_library_call(size_t k, const FusedGroup& group) {
+    NodeId o = group.outputs[0];
+    Array out = allocate(s_.graph[o].dtype, s_.graph[o].shape(), o);
+    p_.device->run_library(*p_.device_library[k], [&](NodeId b) -> const Array& { return buffers_.at(b); }, out,
+                           workspace(k));
+    buffers_[o] = std::move(out);
+  }
+
   // Step k's workspace (Note [Step workspaces]): in the arena where the
   // plan placed it, else the program's own buffer; null when it needs none.
   std::byte* workspace(size_t k) {
@@ -272,7 +290,8 @@ void plan_arena(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) 
     const memplan::Placement& b = p.plan.buffers[i];
     const memplan::BufferLife& life = p.lives.scratch[i];
     // A workspace the backend needs no more than the schedule said is used from the arena.
-    if (life.workspace && workspace_need(s.graph, s.steps[life.first].group, p.library[life.first]) <= life.bytes)
+    if (life.workspace && workspace_need(s.graph, s.steps[life.first].group, p.library[life.first],
+                                         p.device_library[life.first].get()) <= life.bytes)
       p.workspace_offset[life.first] = b.offset;
     if (!life.workspace) p.offset[b.node] = b.offset;
     if (taken_over[i]) continue;
@@ -283,14 +302,30 @@ void plan_arena(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) 
 
 std::atomic<int64_t> library_lookup_count{0};
 
-// A library call's primitive, found or created in oneDNN's cache once per
-// program instead of once per run (Note [oneDNN primitives]).
-dnn::Prepared prepare_library_call(const Graph& g, const FusedGroup& group) {
-  library_lookup_count.fetch_add(1, std::memory_order_relaxed);
-  dnn::Prepared r = dnn::prepare(g, group);
+// A library call, found or created once per program instead of once per
+// run: on a GPU its cuBLASLt/cuDNN call (Note [CUDA library calls]), else
+// (the CPU, host emulation) its oneDNN primitive (Note [oneDNN
+// primitives]).
+struct LibraryCall {
+  dnn::Prepared cpu;
+  std::shared_ptr<const cuda::DeviceLibraryCall> device;
+};
+LibraryCall find_library_call(const Graph& g, const FusedGroup& group, cuda::DeviceExecutor* device) {
   Stats& stats = Runtime::get().stats();
+  if (device) {
+    cuda::PreparedLibraryCall c = prepare_device_library(*device, g, group);
+    if (c.created) stats.library_primitives_created.fetch_add(1, std::memory_order_relaxed);
+    if (c.call) return {{}, std::move(c.call)};
+  }
+  dnn::Prepared r = dnn::prepare(g, group);
   if (r.created) stats.library_primitives_created.fetch_add(1, std::memory_order_relaxed);
-  return r;
+  return {std::move(r), nullptr};
+}
+
+// prepare()'s lookups, counted (library_lookups()).
+LibraryCall prepare_library_call(const Graph& g, const FusedGroup& group, cuda::DeviceExecutor* device) {
+  library_lookup_count.fetch_add(1, std::memory_order_relaxed);
+  return find_library_call(g, group, device);
 }
 
 // Each library call's workspace that the arena does not hold, allocated
@@ -302,7 +337,7 @@ void allocate_workspaces(const Schedule& s, Prepared& p, const ArrayAllocator& a
   for (size_t k = 0; k < s.steps.size(); ++k) {
     const FusedGroup& group = s.steps[k].group;
     if (group.kind != FusedGroup::Kind::Library) continue;
-    int64_t bytes = workspace_need(s.graph, group, p.library[k]);
+    int64_t bytes = workspace_need(s.graph, group, p.library[k], p.device_library[k].get());
     if (bytes > 0 && p.workspace_offset[k] < 0) p.workspace[k] = allocate(DType::UInt8, {bytes});
     if (keeps_packed(s.graph, group, p.library[k]))
       p.kept[k].packed = allocate(DType::UInt8, {p.library[k].packed_bytes});
@@ -313,12 +348,11 @@ void allocate_workspaces(const Schedule& s, Prepared& p, const ArrayAllocator& a
 
 int64_t library_lookups() { return library_lookup_count.load(std::memory_order_relaxed); }
 
-void size_workspaces(Schedule& s) {
+void size_workspaces(Schedule& s, cuda::DeviceExecutor* device) {
   for (Step& step : s.steps) {
     if (step.group.kind != FusedGroup::Kind::Library) continue;
-    dnn::Prepared r = dnn::prepare(s.graph, step.group);
-    if (r.created) Runtime::get().stats().library_primitives_created.fetch_add(1, std::memory_order_relaxed);
-    step.workspace_bytes = workspace_need(s.graph, step.group, r);
+    LibraryCall c = find_library_call(s.graph, step.group, device);
+    step.workspace_bytes = workspace_need(s.graph, step.group, c.cpu, c.device.get());
   }
 }
 
@@ -329,10 +363,11 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
   p.memory = memory;
   p.kernels.resize(s.steps.size());
   p.library.resize(s.steps.size());
+  p.device_library.resize(s.steps.size());
   p.device = std::move(device);
   if (p.device) {
     BRAZE_ASSERT(mode == KernelMode::Generated, "a device program runs generated kernels");
-    load_device_kernels(s, p);  // CUDA kernels instead of CPU ones; library calls below as on the CPU
+    load_device_kernels(s, p);  // CUDA kernels instead of CPU ones; library calls below
   }
   for (size_t k = 0; k < s.steps.size(); ++k)
     if (s.steps[k].group.kind == FusedGroup::Kind::Library && mode != KernelMode::Generated)
@@ -342,7 +377,9 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
     for (size_t k = 0; k < s.steps.size(); ++k) {
       const Step& step = s.steps[k];
       if (step.group.kind == FusedGroup::Kind::Library) {
-        p.library[k] = prepare_library_call(s.graph, step.group);
+        LibraryCall c = prepare_library_call(s.graph, step.group, p.device.get());
+        p.library[k] = std::move(c.cpu);
+        p.device_library[k] = std::move(c.device);
         continue;
       }
       if (p.device) continue;

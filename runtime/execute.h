@@ -15,6 +15,7 @@
 namespace braze::cuda {
 class DeviceExecutor;
 struct DeviceKernel;
+struct DeviceLibraryCall;
 }  // namespace braze::cuda
 
 namespace braze {
@@ -65,10 +66,13 @@ struct Prepared {
   // instead); default for kernel steps. The entry lives in the process-wide
   // primitive cache, which never drops one, so the handle stays valid.
   std::vector<dnn::Prepared> library;
-  // On a CUDA device: its executor, and per kernel step the loaded kernel
-  // (null for library calls). Null/empty on the CPU.
+  // On a CUDA device: its executor, per kernel step the loaded kernel
+  // (null for library calls), and per library step its cuBLASLt/cuDNN call
+  // (Note [CUDA library calls]; null under host emulation, where `library`
+  // runs it). Null/empty on the CPU.
   std::shared_ptr<cuda::DeviceExecutor> device;
   std::vector<std::shared_ptr<const cuda::DeviceKernel>> device_kernels;
+  std::vector<std::shared_ptr<const cuda::DeviceLibraryCall>> device_library;
   memplan::Liveness lives;  // with the arena only
   memplan::MemoryPlan plan;
   Array arena;                                          // plan.arena_bytes; empty when nothing is shared
@@ -92,10 +96,11 @@ struct Prepared {
 };
 
 // Fills each library step's Step::workspace_bytes from its oneDNN
-// primitive (created now if new, counted in library_primitives_created),
-// so that the memory plan of `s` holds the workspaces. Program schedules
-// are sized (program_schedule); explain and `braze plan` show them.
-void size_workspaces(Schedule& s);
+// primitive, or with `device` its CUDA library call (either created now if
+// new, counted in library_primitives_created), so that the memory plan of
+// `s` holds the workspaces. Program schedules are sized
+// (program_schedule); explain and `braze plan` show them.
+void size_workspaces(Schedule& s, cuda::DeviceExecutor* device = nullptr);
 
 // Compiles (or finds in the kernel cache) every kernel, plans and allocates
 // the arena; counts kernels_compiled, cache_hits_memory, arena_bytes. With

@@ -12,6 +12,10 @@
 #include "graph/graph.h"
 #include "runtime/tensor.h"
 
+namespace braze::cuda {
+class DeviceExecutor;
+}  // namespace braze::cuda
+
 namespace braze {
 
 // Note [Scalar parameters]
@@ -84,8 +88,10 @@ Graph with_scalar_parameters(const Graph& g);
 
 // The schedule a Program runs for a graph with parameters: make_schedule,
 // then each 0-d input a kernel reads passed by value (as a Const is), and
-// each library call's workspace sized (Note [Step workspaces]).
-Schedule program_schedule(const Graph& g);
+// each library call's workspace sized (Note [Step workspaces]). On a CUDA
+// device (`device`), library calls take the post-ops its libraries apply
+// and their workspaces are theirs (Note [Device programs]).
+Schedule program_schedule(const Graph& g, cuda::DeviceExecutor* device = nullptr);
 
 // A 0-d array holding a parameter's value.
 void store_scalar(const ScalarParam& p, const Array& into);

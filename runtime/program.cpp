@@ -1,13 +1,14 @@
 #include "runtime/program.h"
 
 #include "graph/check.h"
+#include "jit_cuda/executor.h"
 #include "runtime/context.h"
 #include "runtime/transfer.h"
 
 namespace braze {
 
-Schedule program_schedule(const Graph& g) {
-  Schedule s = make_schedule(g);
+Schedule program_schedule(const Graph& g, cuda::DeviceExecutor* device) {
+  Schedule s = make_schedule(g, device ? device->library_rules() : cpu_library_rules());
   // A 0-d input read by a kernel is passed by value, as a Const is: the
   // code is the same as for a constant and the value is loaded once per
   // launch (Note [Scalar parameters]).
@@ -21,13 +22,13 @@ Schedule program_schedule(const Graph& g) {
       in.view = View{};  // a scalar reads no layout
     }
   }
-  size_workspaces(s);  // the plan holds the library calls' workspaces (Note [Step workspaces])
+  size_workspaces(s, device);  // the plan holds the library calls' workspaces (Note [Step workspaces])
   return s;
 }
 
 Program::Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate,
                  std::shared_ptr<cuda::DeviceExecutor> device)
-    : schedule_(program_schedule(lowered.graph)) {
+    : schedule_(program_schedule(lowered.graph, device.get())) {
   const bool on_device = device != nullptr;
   prepared_ = prepare(schedule_, mode, memory, allocate, std::move(device));
   // Made once per structure, so a loop dumps its program once (Note [Dump files]).

@@ -77,6 +77,7 @@ std::vector<Array> evaluate(std::span<const Tensor> roots, std::span<const Array
     if (executor) {  // Note [Device programs]: one program per device and executor
       w.key += device.str() + ":";
       w.key += executor->emulated() ? 'e' : 'd';
+      w.key += cuda::allow_tf32() ? 't' : 'f';  // the libraries' math (BRAZE_ALLOW_TF32)
     }
     ProgramCache::Found found = rt.programs().find_or_make(w.key, [&] {
       return std::make_shared<Program>(lower(w, roots), KernelMode::Generated, memory, counted, executor);

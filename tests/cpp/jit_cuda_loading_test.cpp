@@ -1,35 +1,27 @@
 // Loading the CUDA libraries at run time: overrides, clear errors, and what
-// works with no GPU (NVRTC needs none).
+// works with no GPU (NVRTC and the descriptors of cuBLASLt and cuDNN need
+// none; their handles do).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "jit_cuda/cublaslt_matmul.h"
 #include "jit_cuda/cuda_error.h"
+#include "jit_cuda/cudnn_conv.h"
+#include "jit_cuda/library_calls.h"
 #include "jit_cuda/driver_objects.h"
 #include "jit_cuda/library_loader.h"
 #include "jit_cuda/nvrtc_api.h"
+#include "tests/cpp/cuda_test_env.h"
+#include "tests/cpp/jit_cuda_library.h"
+#include "tests/cpp/random_tensor.h"
 
 namespace braze::cuda {
 namespace {
 
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_, old_.c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using testing::ScopedEnv;
 
 TEST(JitCudaLoading, OverrideIsTheOnlyPlaceTried) {
   ScopedEnv env("BRAZE_LIBNVRTC", "/nonexistent/libnvrtc.so.99");
@@ -102,6 +94,98 @@ TEST(JitCudaLoading, NoDriverIsAClearErrorAndStaysOne) {
       EXPECT_EQ(e.call(), "cuInit") << e.what();  // a driver without a usable device
     }
   }
+}
+
+
+TEST(JitCudaLoading, LibraryOverridesAreTheOnlyPlaceTried) {
+  struct Case {
+    CudaLibrary lib;
+    const char* variable;
+    const char* name;
+  };
+  for (Case c : {Case{CudaLibrary::CublasLt, "BRAZE_LIBCUBLASLT", "libcublasLt"},
+                 Case{CudaLibrary::Cudnn, "BRAZE_LIBCUDNN", "libcudnn"}}) {
+    ScopedEnv env(c.variable, "/nonexistent");
+    try {
+      open_library(c.lib);
+      FAIL() << "opened /nonexistent";
+    } catch (const CudaUnavailable& e) {
+      std::string msg = e.what();
+      EXPECT_NE(msg.find(std::string(c.name) + " was not found; tried:\n  /nonexistent: "), std::string::npos) << msg;
+      EXPECT_NE(msg.find(std::string("set ") + c.variable), std::string::npos) << msg;
+    }
+  }
+}
+
+TEST(JitCudaLoading, CublasLtAndCudnnNameTheirErrors) {
+  if (!cublaslt_available() || !cudnn_available()) GTEST_SKIP() << "no libcublasLt or libcudnn on this machine";
+  EXPECT_GE(cublaslt().version, 110000u);
+  EXPECT_GE(cudnn().version, 90000u);
+  try {
+    check_cublaslt(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmul", "running matmul k");
+    FAIL();
+  } catch (const CudaError& e) {
+    EXPECT_EQ(e.library(), "libcublasLt");
+    EXPECT_EQ(e.error_name(), "CUBLAS_STATUS_NOT_SUPPORTED");
+    EXPECT_EQ(std::string(e.what()).rfind("braze: running matmul k: cublasLtMatmul failed: CUBLAS_STATUS_NOT_SUPPORTED (", 0),
+              0u)
+        << e.what();
+  }
+  try {
+    check_cudnn(CUDNN_STATUS_BAD_PARAM, "cudnnConvolutionForward", "running conv2d k");
+    FAIL();
+  } catch (const CudaError& e) {
+    EXPECT_EQ(e.library(), "libcudnn");
+    EXPECT_EQ(e.error_name(), "CUDNN_STATUS_BAD_PARAM");
+    EXPECT_EQ(std::string(e.what()).rfind("braze: running conv2d k: cudnnConvolutionForward failed: CUDNN_STATUS_BAD_PARAM", 0),
+              0u)
+        << e.what();
+  }
+}
+
+TEST(JitCudaLoading, LibraryHandlesNeedADeviceAndSaySo) {
+  // With a GPU the handles are made; without one, the real libraries'
+  // refusal comes back as a CudaError naming the call and their status.
+  if (!cublaslt_available() || !cudnn_available()) GTEST_SKIP() << "no libcublasLt or libcudnn on this machine";
+  try {
+    LtHandle h;
+    EXPECT_NE(h.get(), nullptr);
+  } catch (const CudaError& e) {
+    EXPECT_EQ(e.call(), "cublasLtCreate") << e.what();
+    EXPECT_NE(std::string(e.what()).find("creating a cuBLASLt handle"), std::string::npos) << e.what();
+  }
+  try {
+    CudnnHandle h(nullptr);
+    EXPECT_NE(h.get(), nullptr);
+  } catch (const CudaError& e) {
+    EXPECT_EQ(e.call(), "cudnnCreate") << e.what();
+  }
+}
+
+// A library is loaded once per process: each case runs in a fresh one
+// (a threadsafe death test re-executes the test binary), where the first
+// call of its kind finds the library missing. No GPU is needed to get there.
+TEST(JitCudaLoadingDeathTest, AMissingLibraryNamesTheOpThatNeededIt) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto first_call = [](const char* variable, const Tensor& y) {
+    ::setenv(variable, "/nonexistent/lib.so", 1);
+    Schedule s = testing::cuda_schedule(y);
+    try {
+      LibraryCalls(nullptr).prepare(s.graph, testing::library_step(s).group, {});
+    } catch (const CudaUnavailable& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      std::exit(0);
+    }
+    std::exit(1);
+  };
+  using testing::random_tensor;
+  EXPECT_EXIT(first_call("BRAZE_LIBCUBLASLT", matmul(random_tensor({4, 4}, 1), random_tensor({4, 4}, 2))),
+              ::testing::ExitedWithCode(0),
+              "matmul on cuda needs cuBLASLt, which could not be loaded: .*libcublasLt was not found.*"
+              "/nonexistent/lib.so.*set BRAZE_LIBCUBLASLT");
+  EXPECT_EXIT(first_call("BRAZE_LIBCUDNN", conv2d(random_tensor({1, 2, 5, 5}, 1), random_tensor({3, 2, 3, 3}, 2))),
+              ::testing::ExitedWithCode(0),
+              "conv2d on cuda needs cuDNN, which could not be loaded: .*libcudnn was not found.*set BRAZE_LIBCUDNN");
 }
 
 }  // namespace

@@ -1,0 +1,54 @@
+// What a target's library calls take: which post-ops they apply and which
+// operand layouts they read (Note [Library capabilities]).
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "fusion/epilogue.h"
+#include "graph/graph.h"
+
+namespace braze {
+
+// Note [Library capabilities]
+// Which post-ops (Note [Library epilogues]) a library applies, and which
+// layouts of its operands it reads, is its backend's to say. oneDNN (the
+// CPU) applies every post-op and reads any strides; cuBLASLt and cuDNN
+// apply fewer post-ops, in a fixed order, and read a matrix only with a
+// unit stride along one of its axes, a convolution weight only dense
+// (jit_cuda/library_epilogue.h). make_schedule takes the target's rules:
+//   - an operand the library cannot read as it is laid out (a step slice
+//     of a matrix's inner axis, a broadcast constant such as bz.ones, an
+//     OHWI weight) is given a Copy, an element-wise kernel writing it dense,
+//     before the partition (copy_unread_operands), so every layout runs;
+//     the layouts it reads (transposed views, offsets, batch strides) stay
+//     views: no copy;
+//   - the partition asks `refuse` before each post-op joins a chain; where
+//     it refuses, the chain stops there with the rules' reason as the
+//     unfused edge's (explain() shows it), and what follows becomes
+//     element-wise kernels like any other op: a post-op the library cannot
+//     run is never dropped.
+// push_views keeps views above post-ops for every target's sake (it runs
+// before the target is asked): where a target then refuses one, the view is
+// read from memory by the kernel after it, which is correct, at the cost
+// of that read.
+struct LibraryRules {
+  std::string_view target;  // "oneDNN", "cuBLASLt/cuDNN"
+  // "" when the library applies `next` after the post-ops `taken` to the
+  // value of `library`; otherwise why not. Null: every post-op.
+  std::string (*refuse)(const Graph& g, NodeId library, std::span<const PostOp> taken, const PostOp& next) = nullptr;
+  // Whether the library reads input `operand` of `library` (a node whose
+  // inputs are ids in `g`) as it is laid out. Null: every layout.
+  bool (*reads)(const Graph& g, const Node& library, size_t operand) = nullptr;
+};
+
+// The CPU's rules: oneDNN applies every post-op and reads every layout (the
+// default everywhere).
+const LibraryRules& cpu_library_rules();
+
+// `g` with each library operand that `rules` cannot read replaced by a
+// Copy of it (Note [Library capabilities]); `g` itself when there is none.
+Graph copy_unread_operands(const Graph& g, const LibraryRules& rules);
+
+}  // namespace braze
