@@ -105,7 +105,7 @@ void RowKernelGen<Vmm>::fill_tiles() {
     if (fits_int32(static_cast<int64_t>(stride) * W * (kTileAhead + 1)))
       for (int row = 0; row < W; ++row)
         for (int line = 0; line < G * 4 / 64; ++line)
-          prefetcht0(ptr[rax + (W * kTileAhead + row) * stride + 64 * line]);
+          prefetcht1(ptr[rax + (W * kTileAhead + row) * stride + 64 * line]);
     for (int h = 0; h < W / V; ++h) {
       for (int g = 0; g < G / 4; ++g) {
         for (int j = 0; j < 4; ++j) {

@@ -7,6 +7,7 @@
 #include "memplan/plan.h"
 #include "memplan/verify.h"
 #include "python/convert.h"
+#include "runtime/copy_bandwidth.h"
 #include "runtime/cuda_executors.h"
 #include "runtime/device_program.h"
 #include "runtime/execute.h"
@@ -141,6 +142,11 @@ void bind_runtime(nb::module_& m) {
     d["isa"] = dnn::isa();
     d["bfloat16"] = dnn::runs_bfloat16();
     return d;
+  });
+  // The streaming-copy probe (runtime/copy_bandwidth.h): for the benchmarks' roofline ratios.
+  m.def("_copy_bandwidth", []() {
+    nb::gil_scoped_release unlocked;
+    return copy_bandwidth();
   });
   m.def("reset_stats", []() { Runtime::get().reset_stats(); });
   m.def("_device_name", [](const std::string& d) { return Device::parse(d).str(); });  // "cuda" -> "cuda:0"

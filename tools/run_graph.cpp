@@ -20,7 +20,7 @@
 #include "runtime/execute.h"
 #include "runtime/transfer.h"
 #include "tools/commands.h"
-#include "tools/copy_bandwidth.h"
+#include "runtime/copy_bandwidth.h"
 #include "tools/node_names.h"
 #include "tools/run_inputs.h"
 

@@ -1,8 +1,9 @@
-// The streaming-copy probe of shared/bench/WORKLOADS.md, for `braze run`'s
-// roofline column: what this machine's memory moves per second right now.
+// The streaming-copy probe of shared/bench/WORKLOADS.md, for the roofline
+// ratios of `braze run` and bench/cpu_fused.py: what this machine's memory
+// moves per second right now.
 #pragma once
 
-namespace braze::cli {
+namespace braze {
 
 // Bytes per second of a copy of 16M float32 (read 64 MB, write 64 MB),
 // split across the CPU thread pool as a kernel's rows are; the best of a
@@ -10,4 +11,4 @@ namespace braze::cli {
 // (its minimum bytes / this) / its time: 1.0 is the memory bandwidth.
 double copy_bandwidth();
 
-}  // namespace braze::cli
+}  // namespace braze
