@@ -206,7 +206,7 @@ void RowKernelGen<Vmm>::row_body() {
   row_constants(0);
   release_constants(0);
   for (int p = 0; p < passes_; ++p) {
-    loop_pass(passes_plan_[p], p == passes_ - 1 && passes_ > 1);
+    loop_pass(passes_plan_[p], p == 1);  // Note [Prefetching the next row]
     release_constants(2 * p + 1);
     row_constants(p + 1);
     release_constants(2 * p + 2);
