@@ -101,7 +101,9 @@ void RowKernelGen<Vmm>::fill_tiles() {
     add(rax, r9);
     // The block kTileAhead blocks on: W input rows, G floats each. The
     // hardware prefetchers do not follow a 64-float-wide column stripe
-    // down the rows.
+    // down the rows. Into L2 (t1): rows a power of two apart share L1's
+    // sets, and lines fetched blocks ahead into L1 were evicted before use
+    // (transpose_add on the Zen 5 machines: 4.9 -> 4.7 ms).
     if (fits_int32(static_cast<int64_t>(stride) * W * (kTileAhead + 1)))
       for (int row = 0; row < W; ++row)
         for (int line = 0; line < G * 4 / 64; ++line)
