@@ -19,11 +19,18 @@ namespace braze::jit::detail {
 // 1) and keeps int64 indices. A lane that never takes an element keeps
 // index 0 and the identity (-inf, INT64_MIN for argmax): it wins only when
 // every element is the identity, and then 0 is the answer.
+//
+// Down a column (x.argmax(axis=0)) the same runs per column: the column
+// plan's scratch rows hold each column's index (the reduction's slot, what
+// its results read) and best value (the next slot), and a row's index is
+// its place in R. Such a kernel is wide, so its int64 indices are stored
+// from Long lanes. Over the row and columns at once, it is interpreted.
 template <class Vmm>
 bool RowKernelGen<Vmm>::arg_reduction(const KernelSpec& s, const RowPlan& p, int32_t v) {
   const KernelOp& op = s.body[v];
-  return (op.op == Op::ArgMax || op.op == Op::ArgMin) && !op.attr.ints.empty() && p.reduces && !p.columns &&
-         fits_int32(p.row_length + 16);
+  if ((op.op != Op::ArgMax && op.op != Op::ArgMin) || op.attr.ints.empty()) return false;
+  if (p.columns) return !p.reduces && fits_int32(p.reduce_length);
+  return p.reduces && fits_int32(p.row_length + 16);
 }
 
 // The lanes argmax/argmin r compares in: its argument's, bools as Long.
@@ -44,20 +51,27 @@ Xbyak::Address RowKernelGen<Vmm>::arg_start(int32_t r) {
   }
 }
 
+// take = where x is better than best: greater (less for argmin), or NaN
+// while best is not. Clobbers s.
+template <class Vmm>
+void RowKernelGen<Vmm>::arg_takes(int32_t r, const Vmm& take, const Vmm& best, const Vmm& x, const Vmm& s) {
+  const bool max = s_.body[r].op == Op::ArgMax;
+  if (arg_lanes(r) == Lanes::Long) {
+    ints_.cmp(take, x, best, max ? IntOps<Vmm>::Gt : IntOps<Vmm>::Lt, Width::k64);
+    return;
+  }
+  ops_.cmp(take, x, best, max ? Ops::Gt : Ops::Lt, width());
+  ops_.cmp(s, x, x, Ops::Unord, width());
+  vorps(take, take, s);
+  ops_.cmp(s, best, best, Ops::Eq, width());  // the best is not NaN
+  vandps(take, take, s);
+}
+
 // best/index take x and its indices (r8 + lane) where x is better.
 template <class Vmm>
 void RowKernelGen<Vmm>::accumulate_arg(int32_t r, const Vmm& best, const Vmm& index, const Vmm& x, bool tail) {
   const Vmm take = scratch(0), s = scratch(1);
-  const bool max = s_.body[r].op == Op::ArgMax;
-  if (arg_lanes(r) == Lanes::Long) {
-    ints_.cmp(take, x, best, max ? IntOps<Vmm>::Gt : IntOps<Vmm>::Lt, Width::k64);
-  } else {
-    ops_.cmp(take, x, best, max ? Ops::Gt : Ops::Lt, width());
-    ops_.cmp(s, x, x, Ops::Unord, width());
-    vorps(take, take, s);
-    ops_.cmp(s, best, best, Ops::Eq, width());  // the best is not NaN
-    vandps(take, take, s);
-  }
+  arg_takes(r, take, best, x, s);
   if (tail) vandps(take, take, tail_mask());
   const Xbyak::Xmm lane(s.getIdx());
   vmovq(lane, r8);
@@ -73,6 +87,23 @@ void RowKernelGen<Vmm>::accumulate_arg(int32_t r, const Vmm& best, const Vmm& in
   }
   ops_.blend(index, index, s, take, width());
   ops_.blend(best, best, x, take, width());
+}
+
+// Down a column: the column's best (its reduction's slot + 1) and index
+// (its slot) take x and the row's place in R where x is better.
+template <class Vmm>
+void RowKernelGen<Vmm>::accumulate_column_arg(int32_t r, const Vmm& x) {
+  const Vmm take = scratch(0), s = scratch(1), best = scratch(2), index = scratch(3);
+  vmovups(best, stash_at(stash_slot_[r] + 1));
+  arg_takes(r, take, best, x, s);
+  ops_.blend(best, best, x, take, width());
+  vmovups(stash_at(stash_slot_[r] + 1), best);
+  vmovups(index, stash_at(stash_slot_[r]));
+  mov(rax, qword[rsp + count_slot_]);  // rows of R done: this row's place
+  vmovq(Xbyak::Xmm(s.getIdx()), rax);
+  vpbroadcastq(s, Xbyak::Xmm(s.getIdx()));
+  ops_.blend(index, index, s, take, width());
+  vmovups(stash_at(stash_slot_[r]), index);
 }
 
 // The best lane of best/index: NaN first, then the better value, then

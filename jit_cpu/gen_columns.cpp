@@ -156,6 +156,13 @@ void RowKernelGen<Vmm>::column_unit(int64_t width, const std::vector<int32_t>& r
   }
   each_vector(width, [&](bool) {
     for (int32_t r : reds) {
+      if (arg_reduction(r)) {  // index 0, the identity as the best (Note [Arg reductions])
+        vxorps(scratch(0), scratch(0), scratch(0));
+        vmovups(stash_at(stash_slot_[r]), scratch(0));
+        vmovaps(scratch(0), arg_start(r));
+        vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
+        continue;
+      }
       vmovaps(scratch(0), start_value(r));
       vmovups(stash_at(stash_slot_[r]), scratch(0));
       if (s_.body[r].op == Op::Sum) vmovups(stash_at(stash_slot_[r] + 1), scratch(0));
@@ -455,6 +462,7 @@ void RowKernelGen<Vmm>::fold_column_blocks(int64_t width, const std::vector<int3
 // acc = op(acc, x) in the reduction's scratch row (the block for a sum).
 template <class Vmm>
 void RowKernelGen<Vmm>::accumulate_column(int32_t r, const Vmm& x) {
+  if (arg_reduction(r)) return accumulate_column_arg(r, x);
   Op op = s_.body[r].op;
   int slot = stash_slot_[r] + (op == Op::Sum ? 1 : 0);
   vmovups(scratch(1), stash_at(slot));

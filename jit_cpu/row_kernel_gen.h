@@ -288,7 +288,9 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   Lanes arg_lanes(int32_t r) const;
   Xbyak::Address arg_start(int32_t r);
+  void arg_takes(int32_t r, const Vmm& take, const Vmm& best, const Vmm& x, const Vmm& s);
   void accumulate_arg(int32_t r, const Vmm& best, const Vmm& index, const Vmm& x, bool tail);
+  void accumulate_column_arg(int32_t r, const Vmm& x);
   void finish_arg(int32_t r, const Vmm& best, const Vmm& index);
 
   // --- loads and stores: gen_memory.cpp --------------------------------------

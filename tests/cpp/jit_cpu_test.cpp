@@ -253,6 +253,34 @@ TEST(JitCpu, ArgMaxArgMinAlongTheRow) {
   }
 }
 
+// Note [Arg reductions] down a column: the first best row, NaN first, per
+// column, over every tile and vector edge; of integers, bools and float64.
+TEST(JitCpu, ArgMaxArgMinDownAColumn) {
+  float nan = std::nanf(""), inf = INFINITY;
+  Tensor special = transpose(from_vector<float>({1, 3, 3, 2, nan, 5, nan, 0,                      // NaN wins, the first one
+                                                 -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf,  // all equal: row 0
+                                                 -0.0f, 0.0f, 0.0f, -0.0f, 1, 1, 0, 0,             // signed zeros are equal
+                                                 4, 1, 4, 1, 4, 9, 9, -9},
+                                                {4, 8}));
+  realize({special});
+  Checked c = check({argmax(special, 0), argmin(special, 0), argmax(special * 2.0, 0)});
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  for (int64_t rows : {1, 7, 65}) {
+    for (int64_t cols : {1, 8, 17, 9000}) {
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      Tensor x = random_tensor({rows, cols}, 50), t = random_tensor({cols, rows}, 51);
+      Tensor ties = floor(x * 2.0);
+      c = check({argmax(x, 0), argmin(exp(x), 0), argmax(transpose(t), 0), argmin(ties, 0), argmax(ties, 0),
+                 argmax(astype(ties, DType::Int32), 0), argmin(x > 0.0, 0), argmax(astype(x, DType::Float64), 0),
+                 argmax(x, 0) + 1});
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    }
+  }
+  Tensor y = random_tensor({3, 40, 5}, 52);
+  c = check({argmax(y, 1), argmin(y, 0)});
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+}
+
 TEST(JitCpu, NaNAndInfinityPropagate) {
   float nan = std::nanf(""), inf = INFINITY;
   Tensor x = from_vector<float>({1, nan, 3, -inf, inf, 0, -0.0f, 2, 5, nan, 1, 1, 4, -2, 7, 8, 9}, {1, 17});
