@@ -125,9 +125,8 @@ void RowKernelGen<Vmm>::check_wide() {
     if (reduces(op)) {
       if ((op.op == Op::ArgMax || op.op == Op::ArgMin) && !arg_reduction(static_cast<int32_t>(v)))
         throw Unsupported("argmax/argmin other than along the row");
-      if (t == DType::Float32 && p_.columns) throw Unsupported("float32 reductions down columns in wide kernels");
       if (narrow_float(t)) throw Unsupported("reductions to " + std::string(name(t)) + " in wide kernels");
-      continue;  // a float32 one rounds once (finish_reduction)
+      continue;  // a float32 one rounds once (finish_reduction, round_column_totals, reduce_along_row)
     }
     if (t != DType::Float32 && !narrow_float(t)) continue;
     auto listed = [&](auto& list) { return std::find(std::begin(list), std::end(list), op.op) != std::end(list); };

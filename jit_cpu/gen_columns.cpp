@@ -180,9 +180,15 @@ void RowKernelGen<Vmm>::column_unit(int64_t width, const std::vector<int32_t>& r
   }
   Xbyak::Label no_rows, not_last;
   if (p_.reduce_length == 0) jmp(no_rows, T_NEAR);  // an empty reduction: the identities stand
-  if (p_.column_parts > 1) split_column_pass(width, reds, not_last);
-  else
-    for (int p = 0; p < column_passes(); ++p) column_pass(p, width);
+  if (p_.column_parts > 1) {
+    split_column_pass(width, reds, not_last);
+    round_column_totals(0, width, reds);
+  } else {
+    for (int p = 0; p < column_passes(); ++p) {
+      column_pass(p, width);
+      round_column_totals(p, width, reds);
+    }
+  }
   L(no_rows);
   if (p_.reduce_length == 0) input_pointers();  // no pass down the columns set them
   // The per-column results and what the group computes from them.
@@ -208,6 +214,24 @@ void RowKernelGen<Vmm>::column_unit(int64_t width, const std::vector<int32_t>& r
   if (!results.stores.empty()) each_vector(width, [&](bool tail) { pass_body(results, tail); });
   std::fill(std::begin(used_), std::end(used_), false);
   L(not_last);
+}
+
+// A float32 sum or product of a wide kernel, accumulated in float64 as
+// the reference accumulates it in double, rounds once: the per-column
+// totals of the reductions that pass p completed.
+template <class Vmm>
+void RowKernelGen<Vmm>::round_column_totals(int p, int64_t width, const std::vector<int32_t>& reds) {
+  std::vector<int32_t> rounded;
+  for (int32_t r : reds)
+    if (wide_ && s_.body[r].dtype == DType::Float32 && stage_[s_.body[r].args[0]] == p) rounded.push_back(r);
+  if (rounded.empty()) return;
+  each_vector(width, [&](bool) {
+    for (int32_t r : rounded) {
+      vmovups(scratch(1), stash_at(stash_slot_[r]));
+      convert_wide(scratch(1), scratch(1), DType::Float64, DType::Float32);
+      vmovups(stash_at(stash_slot_[r]), scratch(1));
+    }
+  });
 }
 
 // Note [Split columns]: the part's rows (the last part may be shorter),
@@ -431,6 +455,7 @@ void RowKernelGen<Vmm>::reduce_along_row(int32_t r, int64_t width) {
   if (op == Op::Sum) add_sum(r, acc, acc, block);
   else vmovaps(acc, block);
   reduce_lanes(r, acc);
+  if (wide_ && s_.body[r].dtype == DType::Float32) convert_wide(acc, acc, DType::Float64, DType::Float32);  // once
   vmovups(unit_value_at(unit_slot_[r]), acc);
   std::fill(std::begin(used_), std::end(used_), false);
 }

@@ -195,6 +195,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void next_row_down(const Pass& down);
   void column_unit(int64_t width, const std::vector<int32_t>& reds);
   void column_pass(int p, int64_t width);
+  void round_column_totals(int p, int64_t width, const std::vector<int32_t>& reds);
   void split_column_pass(int64_t width, const std::vector<int32_t>& reds, Xbyak::Label& not_last);
   void publish_partials(int64_t width, const std::vector<int32_t>& reds, Xbyak::Label& not_last);
   void combine_partials(int64_t width, const std::vector<int32_t>& reds);

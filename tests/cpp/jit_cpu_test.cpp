@@ -104,6 +104,14 @@ TEST(JitCpu, ColumnReductionsAtEveryTileAndBlockEdge) {
                                      prod(x * 0.5 + 1.0, Axes{{0}}), mean(exp(x) * b, Axes{{0}}, true)},
                                     1e-5);
       if (rows > 0) check({astype(mean(x, Axes{{0}}), DType::Float16)}, 1e-3);  // a half ulp of rounding apart
+      // float32 totals in a wide kernel: accumulated in float64, rounded once.
+      Tensor b64 = astype(b, DType::Float64);
+      // (Exactly: float64 sums of a few float32 values, in any order, round
+      // to the same float32 but in cases a billion times rarer than these.)
+      Checked w = rows == 0 ? check({sum(x, Axes{{0}}) + b64})
+                            : check({sum(x, Axes{{0}}) + b64, prod(x * 0.5 + 1.0, Axes{{0}}) * b64, max(x, Axes{{0}}) - b64},
+                                    0);
+      EXPECT_EQ(w.interpreted, 0) << ::testing::PrintToString(w.why);
       EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
     }
   }
@@ -200,7 +208,8 @@ TEST(JitCpu, ColumnReductionsSplitAcrossParts) {
   Tensor special = from_vector<float>(v, {600, 9});
   Checked c = check({sum(batched, Axes{{1}}), max(transpose(batched, {{1, 0, 2}}), Axes{{0}}), sum(special, Axes{{0}}),
                      max(special, Axes{{0}}), min(special, Axes{{0}}), sum(astype(batched, DType::Float64), Axes{{1}}),
-                     max(astype(special, DType::Float64) * 2.0, Axes{{0}})},
+                     max(astype(special, DType::Float64) * 2.0, Axes{{0}}),
+                     sum(batched, Axes{{1}}) * astype(sum(batched, Axes{{1}}), DType::Float64)},
                     1e-5);
   EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
   // Which thread finishes last varies from run to run; the bits do not.
