@@ -26,6 +26,10 @@ try:
     import jax.numpy as jnp
 except ImportError:
     jax = None
+try:
+    import torch
+except ImportError:
+    torch = None
 
 
 
@@ -63,6 +67,19 @@ def jax_peer(f, *arrays):
     return lambda: jf(*args).block_until_ready()
 
 
+def torch_peers(f, *arrays):
+    """PyTorch eager and torch.compile (inductor, C++ on the CPU) running f
+    over tensors that share the arrays' memory, one thread per core; none
+    where PyTorch is not installed (bench/requirements.txt). torch.compile
+    compiles in best()'s warm-up."""
+    if torch is None:
+        return {}
+    torch.set_num_threads(int(os.environ.get("BRAZE_NUM_THREADS", os.cpu_count())))
+    args = [torch.from_numpy(a) for a in arrays]
+    compiled = torch.compile(f)
+    return {"torch": lambda: f(*args), "compile": lambda: compiled(*args)}
+
+
 def jax_layernorm(x, g, b):
     m = x.mean(-1, keepdims=True)
     c = x - m
@@ -88,19 +105,24 @@ def main():
          lambda: 0.5 * tx16 * (1 + bz.tanh(0.7978845608 * (tx16 + 0.044715 * tx16 * tx16 * tx16))),
          {"numpy": lambda: gelu(x16, np),
           "numexpr": ne and (lambda: ne.evaluate("0.5*x*(1+tanh(0.7978845608*(x+0.044715*x**3)))", {"x": x16})),
-          "jax": jax_peer(lambda x: gelu(x, jnp), x16)}),
+          "jax": jax_peer(lambda x: gelu(x, jnp), x16),
+          **torch_peers(lambda x: gelu(x, torch), x16)}),
         ("bias_relu_scale", 2 * X.nbytes, lambda: bz.maximum(tX + tb, 0.0) * ts,
          {"numpy": lambda: np.maximum(X + b, 0) * s,
           "numexpr": ne and (lambda: ne.evaluate("where(X + b > 0, X + b, 0) * s", {"X": X, "b": b, "s": s})),
-          "jax": jax_peer(lambda X, b, s: jnp.maximum(X + b, 0) * s, X, b, s)}),
+          "jax": jax_peer(lambda X, b, s: jnp.maximum(X + b, 0) * s, X, b, s),
+          **torch_peers(lambda X, b, s: torch.clamp_min(X + b, 0) * s, X, b, s)}),
         ("softmax_rows", 2 * X.nbytes, lambda: bz.softmax(tX),
-         {"numpy": lambda: np_softmax(X), "jax": jax_peer(lambda X: jax.nn.softmax(X, axis=-1), X)}),
+         {"numpy": lambda: np_softmax(X), "jax": jax_peer(lambda X: jax.nn.softmax(X, axis=-1), X),
+          **torch_peers(lambda X: torch.softmax(X, -1), X)}),
         ("layernorm", 2 * L.nbytes, lambda: bz.layer_norm(tL, tg, tbe),
-         {"numpy": lambda: np_layernorm(L, g, be), "jax": jax_peer(jax_layernorm, L, g, be)}),
+         {"numpy": lambda: np_layernorm(L, g, be), "jax": jax_peer(jax_layernorm, L, g, be),
+          **torch_peers(lambda L, g, b: torch.nn.functional.layer_norm(L, (L.shape[-1],), g, b, 1e-5), L, g, be)}),
         ("colsum", X.nbytes + X.nbytes // X.shape[0], lambda: tX.sum(axis=0),
-         {"numpy": lambda: X.sum(axis=0), "jax": jax_peer(lambda X: X.sum(axis=0), X)}),
+         {"numpy": lambda: X.sum(axis=0), "jax": jax_peer(lambda X: X.sum(axis=0), X),
+          **torch_peers(lambda X: X.sum(0), X)}),
         ("transpose_add", 2 * X.nbytes, lambda: tX.T + tX,
-         {"numpy": lambda: X.T + X, "jax": jax_peer(lambda X: X.T + X, X)}),
+         {"numpy": lambda: X.T + X, "jax": jax_peer(lambda X: X.T + X, X), **torch_peers(lambda X: X.T + X, X)}),
     ]
     print(f"{'workload':16} {'system':8} {'time ms':>9} {'roofline':>9} {'kernels':>8}  note")
     codegen_ms = []  # per generated kernel

@@ -1,7 +1,8 @@
 """Compute-bound CPU workloads: the mlp workload of shared/bench/WORKLOADS.md
 (relu(X@W1+b1)@W2+b2, X [256,1024], W1 [1024,4096], W2 [4096,1024]) and the
 transformer block of examples/, braze (oneDNN with fused epilogues) beside
-NumPy (OpenBLAS) and JAX (jax.jit, XLA on the CPU) in one process.
+NumPy (OpenBLAS), JAX (jax.jit, XLA on the CPU) and PyTorch eager (where
+installed) in one process.
 
 mlp is reported twice: the two matmuls alone, and the whole workload with the
 bias adds and the relu; GFLOP/s counts the matmul FLOPs (2*M*N*K each) plus
@@ -28,7 +29,10 @@ try:
     import jax.numpy as jnp
 except ImportError:
     jax = None
-
+try:
+    import torch
+except ImportError:
+    torch = None  # a peer where installed (bench/requirements.txt)
 
 
 def kernels(f):
@@ -65,6 +69,10 @@ def bench_mlp():
         full = jax.jit(lambda a, p, q, r, s: jnp.maximum(a @ p + r, 0) @ q + s)
         systems["jax"] = (lambda: mm(jx[0], jx[1], jx[2]).block_until_ready(),
                           lambda: full(*jx).block_until_ready())
+    if torch is not None:
+        tx = [torch.from_numpy(a) for a in (X, W1, W2, b1, b2)]
+        systems["torch"] = (lambda: (tx[0] @ tx[1]) @ tx[2],
+                            lambda: torch.relu(tx[0] @ tx[1] + tx[3]) @ tx[2] + tx[4])
     want = np.maximum(X.astype(np.float64) @ W1 + b1, 0) @ W2 + b2
     got = systems["braze"][1]()
     err = float(np.max(np.abs(got - want)) / np.max(np.abs(want)))
@@ -101,6 +109,10 @@ def bench_transformer():
         jmask, jx = jnp.asarray(causal), jnp.asarray(X)
         block = jax.jit(lambda x, p, m: jax_block(x, p, m))
         systems["jax"] = lambda: block(jx, jp, jmask).block_until_ready()
+    if torch is not None:
+        tp = {k: torch.from_numpy(v) for k, v in weights.items()}
+        tmask, tx = torch.from_numpy(causal), torch.from_numpy(X)
+        systems["torch"] = lambda: tb.torch_block(tx, tp, tmask)
     err = float(np.max(np.abs(systems["braze"]() - systems["numpy"]())))
     for name, f in systems.items():
         row("transformer block", name, best(f), None, kernels(f) if name == "braze" else None)
