@@ -56,22 +56,86 @@ void RowKernelGen<Vmm>::loop_pass(Pass pass, bool prefetch_next_row) {
     }
   }
   const int64_t L = width_;
+  const int unroll = interleave(pass);
   xor_(r8, r8);
-  if (L >= V) {
-    Xbyak::Label loop;
-    L_(loop);
-    if (prefetch_next_row) prefetch_row_ahead();
-    pass_body(pass, false);
-    add(r8, V);
-    flush_sums(pass);
-    cmp(r8, static_cast<int>(L - V));
-    jle(loop, T_NEAR);
-  }
+  if (unroll > 1) vector_loop(pass, unroll, prefetch_next_row);
+  gather_accumulators(pass);
+  vector_loop(pass, 1, prefetch_next_row);  // what is left of the whole vectors
   if (L % V != 0) {
     mov(r8, L - L % V);
     pass_body(pass, true);
   }
   for (int32_t r : pass.reductions) finish_reduction(pass, r);
+}
+
+// Note [Interleaved accumulators]
+// A row reduction's accumulator is a chain: each vector's max or add waits
+// for the last one (3 cycles for an add on Zen 5, more for a max that keeps
+// NaN), which held a row sum to 64 bytes per chain step, about 0.8 ms for
+// 64 MB on our 2-core machines where the memory delivers it in 0.5. So
+// while whole groups of `unroll` vectors remain, vector j of a group goes
+// to accumulator j mod unroll (4 on AVX-512, 2 on AVX2, where registers are
+// left over for them), and the siblings are combined into the first in a
+// fixed order before the rest of the row: the same order on every run.
+// Blocked sums (Note [Blocked sums]) flush every accumulator at a block's
+// end, a multiple of the group. argmax/argmin and int64 totals keep one.
+template <class Vmm>
+int RowKernelGen<Vmm>::interleave(Pass& pass) {
+  std::vector<int32_t> spread;
+  for (int32_t r : pass.reductions)
+    if (!arg_reduction(r) && !int64_row_total(r)) spread.push_back(r);
+  if (spread.empty() || width_ < 2 * V) return 1;
+  int free = 0;
+  for (int reg = kScratch; reg < kNumRegs; ++reg) free += !used_[reg];
+  // Leave a register for every value a vector computes or reads back.
+  const int need = static_cast<int>(pass.values.size() + pass.from_stash.size()) + 1;
+  int unroll = kZmm ? 4 : 2;
+  while (unroll > 1 && free - (unroll - 1) * static_cast<int>(spread.size()) < need) unroll /= 2;
+  if (unroll == 1) return 1;
+  for (int32_t r : spread)
+    for (int j = 1; j < unroll; ++j) {
+      int a = alloc();
+      vmovaps(vr(a), s_.body[r].op == Op::Sum ? sum_zero(r) : identity_value(r));
+      pass.spread[r].push_back(a);
+    }
+  return unroll;
+}
+
+// Vectors from r8 on while `unroll` whole ones remain, vector j of a group
+// into each reduction's accumulator j.
+template <class Vmm>
+void RowKernelGen<Vmm>::vector_loop(Pass& pass, int unroll, bool prefetch_next_row) {
+  const int64_t step = static_cast<int64_t>(unroll) * V, last = width_ - step;
+  if (last < 0) return;
+  Xbyak::Label loop, done;
+  if (unroll == 1 && width_ >= 2 * V) {  // after a group loop r8 may already be past it
+    cmp(r8, static_cast<int>(last));
+    jg(done, T_NEAR);
+  }
+  std::map<int32_t, int> first = pass.acc;
+  L_(loop);
+  for (int j = 0; j < unroll; ++j) {
+    for (auto& [r, regs] : pass.spread) pass.acc[r] = j == 0 ? first[r] : regs[j - 1];
+    if (prefetch_next_row) prefetch_row_ahead();
+    pass_body(pass, false);
+    add(r8, V);
+  }
+  pass.acc = first;
+  flush_sums(pass);
+  cmp(r8, static_cast<int>(last));
+  jle(loop, T_NEAR);
+  L(done);
+}
+
+// The siblings of each accumulator combined into it, in order, and freed.
+template <class Vmm>
+void RowKernelGen<Vmm>::gather_accumulators(Pass& pass) {
+  for (auto& [r, regs] : pass.spread)
+    for (int a : regs) {
+      combine(s_.body[r].op, lanes(r), ops_, vr(pass.acc[r]), vr(a), scratch(2), scratch(3));
+      release(a);
+    }
+  pass.spread.clear();
 }
 
 // Note [Prefetching the next row]

@@ -155,6 +155,11 @@ void RowKernelGen<Vmm>::flush_sums(Pass& pass) {
   for (auto [r, total] : pass.total) {
     add_sum(r, vr(total), vr(total), vr(pass.acc[r]));
     vmovaps(vr(pass.acc[r]), sum_zero(r));
+    if (auto it = pass.spread.find(r); it != pass.spread.end())  // Note [Interleaved accumulators]
+      for (int a : it->second) {
+        add_sum(r, vr(total), vr(total), vr(a));
+        vmovaps(vr(a), sum_zero(r));
+      }
   }
   L(skip);
 }

@@ -156,10 +156,14 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     std::map<int32_t, int> acc;      // reduce op -> accumulator register
     std::map<int32_t, int> total;    // Sum: the row total beside the block accumulator
     std::map<int32_t, int> index;    // argmax/argmin: each lane's best index
+    std::map<int32_t, std::vector<int>> spread;  // Note [Interleaved accumulators]: acc's siblings
   };
 
   Pass make_pass(int p, const std::vector<bool>& computed) const;
   void loop_pass(Pass pass, bool prefetch_next_row);
+  int interleave(Pass& pass);
+  void vector_loop(Pass& pass, int unroll, bool prefetch_next_row);
+  void gather_accumulators(Pass& pass);
 
   void L_(Xbyak::Label& l) { L(l); }
 
