@@ -63,6 +63,14 @@ bool RowKernelGen<Vmm>::is_wide(const KernelSpec& spec, const RowPlan& plan) {
     if (wide(spec.body[v].dtype) && !int64_row_total(spec, plan, static_cast<int32_t>(v))) return true;
   for (const KernelOutput& o : spec.outputs)  // a cast stored (astype of an input)
     if (o.dtype == DType::Float64) return true;
+  // A comparison of an int32 with a float: float32 lanes would round the
+  // int32 past 2^24 (16777217 == 16777216.0f); float64 holds both exactly.
+  for (const KernelOp& op : spec.body) {
+    if (info(op.op).dtype_rule != DTypeRule::Compare) continue;
+    std::vector<DType> in;
+    for (int32_t a : op.args) in.push_back(spec.body[a].dtype);
+    if (is_float(compute_dtype(op.op, in, op.dtype)) && std::count(in.begin(), in.end(), DType::Int32)) return true;
+  }
   return false;
 }
 
