@@ -67,6 +67,10 @@ class SpecBuilder {
     auto key = std::make_tuple(b, s, v.shape, v.strides, v.offset);
     if (auto it = loads_.find(key); it != loads_.end()) return it->second;
     spec_.inputs.push_back({kind, g_[b].dtype, s, v});
+    if (kind == Kind::Buffer) {
+      auto [first, fresh] = first_input_.emplace(b, static_cast<int32_t>(spec_.inputs.size() - 1));
+      if (!fresh) spec_.inputs.back().same_buffer_as = first->second;
+    }
     reads_.push_back(b);
     KernelOp op{Op::Input, g_[b].dtype, s, {}, {}, static_cast<int32_t>(spec_.inputs.size() - 1)};
     int32_t value = push(std::move(op));
@@ -80,6 +84,7 @@ class SpecBuilder {
   std::vector<NodeId>& reads_;
   KernelSpec spec_;
   std::map<NodeId, int32_t> value_of_;
+  std::map<NodeId, int32_t> first_input_;  // per buffer read, its first input
   std::map<std::tuple<NodeId, Space, Shape, Strides, int64_t>, int32_t> loads_;
   std::map<std::tuple<Op, DType, Space, std::vector<int32_t>, std::vector<int64_t>, std::vector<double>>, int32_t>
       computed_;

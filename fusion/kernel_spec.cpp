@@ -37,6 +37,7 @@ std::string canonical_text(const KernelSpec& s) {
     if (in.kind != KernelInput::Kind::Scalar)
       out << " shape=" << to_string(in.view.shape) << " strides=" << to_string(in.view.strides)
           << " offset=" << in.view.offset;
+    if (in.same_buffer_as >= 0) out << " buffer=in" << in.same_buffer_as;
     out << "\n";
   }
   for (size_t i = 0; i < s.body.size(); ++i) {

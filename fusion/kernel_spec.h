@@ -32,6 +32,10 @@ struct KernelInput {
   DType dtype;
   Space space;
   View view;  // in the domain's axes (Reduced: size 1 on the reduced axes)
+  // The first input that reads the same buffer through another view (x.T
+  // in x.T + x), or -1: a launch passes both the same pointer, which a
+  // generator may plan for (Note [Tile pairs] in jit_cpu/row_plan.h).
+  int32_t same_buffer_as = -1;
 };
 
 // One value of the body: a load of input `input`, or `op` applied to

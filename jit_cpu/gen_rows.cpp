@@ -26,7 +26,8 @@ void RowKernelGen<Vmm>::generate() {
   in_slot_ = kIndex + 8 * outer;
   out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
   tile_slot_ = out_slot_ + 8 * static_cast<int>(s_.outputs.size());
-  frame_ = (tile_slot_ + tiles_ * G * W * 4 + 15) / 16 * 16 + 8;
+  pair_slot_ = tile_slot_ + tiles_ * G * W * 4;  // Note [Tile pairs]
+  frame_ = (pair_slot_ + 8 * (kPairSlots + static_cast<int>(s_.inputs.size())) + 15) / 16 * 16 + 8;
 
   sub(rsp, frame_);
   mov(qword[rsp + kScratchPtr], r8);
@@ -35,6 +36,20 @@ void RowKernelGen<Vmm>::generate() {
     mov(qword[rsp + kIndex + 8 * d], rax);
   }
   set_tail_mask();
+  if (p_.pair_blocks > 0) pair_loop();  // Note [Tile pairs]
+  else row_loop();
+  add(rsp, frame_);
+  if (stream_) sfence();  // streaming stores are weakly ordered: publish them before returning
+  vzeroupper();
+  ret();
+  k_.emit();
+  ready();
+}
+
+// Rows [rsi, rdx), G at a time where they make a tile group.
+template <class Vmm>
+void RowKernelGen<Vmm>::row_loop() {
+  const int outer = static_cast<int>(p_.outer.size());
   Xbyak::Label row_loop, done;
   L(row_loop);
   cmp(rsi, rdx);
@@ -66,12 +81,6 @@ void RowKernelGen<Vmm>::generate() {
   inc(rsi);
   jmp(row_loop, T_NEAR);
   L(done);
-  add(rsp, frame_);
-  if (stream_) sfence();  // streaming stores are weakly ordered: publish them before returning
-  vzeroupper();
-  ret();
-  k_.emit();
-  ready();
 }
 
 // With zmm registers, k1 masks a row's tail of width_ % V lanes.
@@ -117,7 +126,8 @@ void RowKernelGen<Vmm>::row_pointers() {
       imul(rax, r11, static_cast<int>(itemsize_of(o.dtype)));
     } else {
       int64_t row_bytes = itemsize_of(o.dtype) * (stored_per_element(o) ? p_.row_length : 1);
-      mov(rax, rsi);
+      if (p_.pair_blocks > 0) mov(rax, qword[rsp + kIndex]);  // Note [Tile pairs]: rsi counts units
+      else mov(rax, rsi);
       mov(r9, row_bytes);
       imul(rax, r9);
     }

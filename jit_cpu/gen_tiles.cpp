@@ -10,23 +10,44 @@ namespace braze::jit::detail {
 // Note [Tiled transposes]
 // An input read across the row with a large stride (x.T) but contiguous
 // along the last outer axis costs a gather per vector, one cache line per
-// element. When such inputs exist, the kernel takes G = 16 consecutive
-// rows of that axis together: for each G-wide column block it loads G x G
-// of the input as contiguous pieces (G floats, one cache line, per
-// column), transposes them in registers, and parks the result in a stack
-// tile from which each of the G rows then reads its vectors. G x G blocks
-// make every line used up by the access that fetched it, on the input
-// (one line per column) and on the output (one line per row, written in
-// one go, which streaming stores need to combine): with 8 x 8 blocks on
-// AVX2 each half line was fetched or written apart, and strides of a
-// power of two thrash the cache sets in between. Rows that do not fill a
-// group, and each group's last partial column block, take the per-row
-// path (gathers).
+// element. When such inputs exist, the kernel takes G = 64 consecutive
+// rows of that axis together: for each W = 16 column block (a line of
+// float32) it loads W rows of the input, G floats (four lines) each,
+// transposes them in registers, 4 x 4 at a time, and parks the result in
+// a stack tile from which each of the G rows then reads its vectors. Every
+// line is used up by the access that fetched it, on the input (W rows of
+// whole lines) and on the output (one line per row, written in one go,
+// which streaming stores need to combine): with 8 x 8 blocks on AVX2 each
+// half line was fetched or written apart, and strides of a power of two
+// thrash the cache sets in between. Rows that do not fill a group, and
+// each group's last partial column block, take the per-row path
+// (gathers). Note [Tile pairs] (row_plan.h) walks the same groups in
+// another order.
 template <class Vmm>
 void RowKernelGen<Vmm>::decide_tiling() {
   tile_of_.assign(s_.inputs.size(), -1);
+  pair_prefetch_.assign(s_.inputs.size(), false);
+  decide_tiles();
+  if (tiles_ == 0) tile_of_.assign(s_.inputs.size(), -1);
+  if (p_.pair_blocks == 0) return;
+  for (size_t k = 0; k < s_.inputs.size(); ++k) {  // Note [Tile pairs]: 32-bit lines of 16 along rows or columns
+    const RowPlan::Access& a = p_.inputs[k];
+    pair_prefetch_[k] = s_.inputs[k].kind == KernelInput::Kind::Buffer && itemsize(s_.inputs[k].dtype) == 4 &&
+                        (tile_of_[k] >= 0 || a.inner_stride == 1) &&
+                        fits_int32(a.outer_strides[0] * 4 * kPairBlock) && fits_int32(a.inner_stride * 4 * kPairBlock) &&
+                        fits_int32(a.inner_stride * 4 * W * (kTileAhead + 1));
+  }
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::decide_tiles() {
+  tiles_ = 0;
   if (wide_) return;  // gathers (Note [Wide kernels]); the tiles hold 32-bit lanes
-  if (p_.reduces || p_.row_tile > 0 || p_.outer.empty() || p_.outer.back() < G || p_.row_length < V) return;
+  if (p_.reduces || p_.row_tile > 0 || p_.outer.empty() || p_.row_length < V) return;
+  if (p_.pair_blocks == 0 && p_.outer.back() < G) return;  // rows of the last axis (a pair plan's are N)
+  for (const KernelOutput& o : s_.outputs)
+    if (!fits_int32(p_.row_length * G * itemsize_of(o.dtype))) return;
+  int tiles = 0;
   for (size_t k = 0; k < s_.inputs.size(); ++k) {
     const KernelInput& in = s_.inputs[k];
     const RowPlan::Access& a = p_.inputs[k];
@@ -35,10 +56,127 @@ void RowKernelGen<Vmm>::decide_tiling() {
     if (in.kind == KernelInput::Kind::Buffer && !fits_int32(a.inner_stride * W * itemsize_of(in.dtype))) return;
     if (in.kind == KernelInput::Kind::Buffer && itemsize(in.dtype) == 4 && a.inner_stride != 0 &&
         a.inner_stride != 1 && a.outer_strides.back() == 1)
-      tile_of_[k] = tiles_++;
+      tile_of_[k] = tiles++;
   }
-  for (const KernelOutput& o : s_.outputs)
-    if (!fits_int32(p_.row_length * G * itemsize_of(o.dtype))) tiles_ = 0;
+  tiles_ = tiles;
+}
+
+// Note [Tile pairs] (row_plan.h): units [rsi, rdx) of pairs (I, J), each
+// block (I, J) and then, unless I = J, block (J, I), a block as B / G
+// groups of G rows over B columns. The pair, the block being written and
+// its group live in the frame; the body of a group uses every register.
+template <class Vmm>
+void RowKernelGen<Vmm>::pair_loop() {
+  static_assert(kPairBlock % G == 0 && kPairBlock % W == 0);
+  const int64_t n = p_.pair_blocks, B = kPairBlock;
+  auto slot = [&](int i) { return qword[rsp + pair_slot_ + 8 * i]; };
+  const auto I = slot(0), J = slot(1), row_block = slot(2), column_block = slot(3), group = slot(4),
+             column_end = slot(5);
+  // The first unit's (I, J): rows I of the triangle hold n - I units each.
+  Xbyak::Label find, found, unit, block, rows, columns, next_unit, same_row, done;
+  mov(rax, rsi);
+  xor_(r9, r9);
+  mov(r10, n);
+  L(find);
+  cmp(rax, r10);
+  jl(found, T_NEAR);
+  sub(rax, r10);
+  inc(r9);
+  dec(r10);
+  jmp(find, T_NEAR);
+  L(found);
+  add(rax, r9);
+  mov(I, r9);
+  mov(J, rax);
+  L(unit);
+  cmp(rsi, rdx);
+  jge(done, T_NEAR);
+  mov(rax, I);
+  mov(row_block, rax);
+  mov(rax, J);
+  mov(column_block, rax);
+  pair_ahead(false);
+  L(block);
+  mov(group, 0);
+  L(rows);
+  mov(rax, row_block);
+  imul(rax, rax, static_cast<int>(B));
+  add(rax, group);
+  mov(qword[rsp + kIndex], rax);  // the group's first row
+  row_pointers();
+  mov(r8, column_block);
+  imul(r8, r8, static_cast<int>(B));
+  prefetch_group();
+  lea(rax, ptr[r8 + B]);
+  mov(column_end, rax);
+  L(columns);
+  fill_tiles();
+  for (int a = 0; a < G; ++a) group_row(a, 0, W / V, true);
+  add(r8, W);
+  cmp(r8, column_end);
+  jl(columns, T_NEAR);
+  add(group, G);
+  cmp(group, static_cast<int>(B));
+  jl(rows, T_NEAR);
+  mov(rax, row_block);  // block (I, J) done: (J, I) next, unless I = J or it was (J, I)
+  cmp(rax, J);
+  je(next_unit, T_NEAR);
+  mov(rax, J);
+  mov(row_block, rax);
+  mov(rax, I);
+  mov(column_block, rax);
+  pair_ahead(true);
+  jmp(block, T_NEAR);
+  L(next_unit);  // (I, J + 1), or (I + 1, I + 1) past the end of row I
+  inc(J);
+  cmp(J, static_cast<int>(n));
+  jl(same_row, T_NEAR);
+  inc(I);
+  mov(rax, I);
+  mov(J, rax);
+  L(same_row);
+  inc(rsi);
+  jmp(unit, T_NEAR);
+  L(done);
+}
+
+// Note [Tile pairs]: each prefetching input's distance, in bytes, from the
+// lines a group reads to those prefetch_group fetches. Block (I, J) reads
+// from memory: the group's own lines, fetched at once (distance 0), all
+// misses in flight together instead of one line per row at a time. Block
+// (J, I) reads what (I, J) left in L2 while memory would idle: the lines
+// at the same place of the next unit's block (I', J'), ((I' - J) so +
+// (J' - I) si) B elements on (strides so down and si along the rows).
+template <class Vmm>
+void RowKernelGen<Vmm>::pair_ahead(bool next_unit) {
+  const int B = static_cast<int>(kPairBlock);
+  auto slot = [&](int i) { return qword[rsp + pair_slot_ + 8 * i]; };
+  if (next_unit) {  // r9 = I' - J, r10 = J' - I
+    Xbyak::Label same_row;
+    mov(r9, slot(0));
+    mov(r10, slot(1));
+    inc(r10);
+    cmp(r10, static_cast<int>(p_.pair_blocks));
+    jl(same_row);
+    inc(r9);
+    mov(r10, r9);
+    L(same_row);
+    sub(r9, slot(1));
+    sub(r10, slot(0));
+  }
+  for (size_t k = 0; k < s_.inputs.size(); ++k) {
+    if (!pair_prefetch_[k]) continue;
+    const RowPlan::Access& a = p_.inputs[k];
+    const auto delta = slot(kPairSlots + static_cast<int>(k));
+    if (!next_unit) {
+      mov(delta, 0);
+      continue;
+    }
+    imul(rax, r9, static_cast<int>(a.outer_strides[0] * 4 * B));
+    imul(r11, r10, static_cast<int>(a.inner_stride * 4 * B));
+    add(rax, r11);
+    mov(delta, rax);
+  }
 }
 
 template <class Vmm>
@@ -84,6 +222,34 @@ void RowKernelGen<Vmm>::group_row(int a, int first, int last, bool from_tile) {
   from_tile_ = false;
 }
 
+// Note [Tile pairs]: at the start of a group of a block, the lines the
+// group will read of each prefetching input, moved on by its distance
+// (pair_ahead), into L2: a tiled input's B source rows from column r8, G
+// floats each, a straight one's G rows, B floats each from r8.
+template <class Vmm>
+void RowKernelGen<Vmm>::prefetch_group() {
+  for (size_t k = 0; k < s_.inputs.size(); ++k) {
+    if (!pair_prefetch_[k]) continue;
+    const RowPlan::Access& a = p_.inputs[k];
+    const bool tiled = tile_of_[k] >= 0;
+    Xbyak::Label line;
+    mov(rax, qword[rsp + in_slot_ + 8 * static_cast<int>(k)]);
+    add(rax, qword[rsp + pair_slot_ + 8 * (kPairSlots + static_cast<int>(k))]);
+    if (tiled) {
+      imul(r9, r8, static_cast<int>(a.inner_stride * 4));
+      add(rax, r9);
+    } else {
+      lea(rax, ptr[rax + r8 * 4]);
+    }
+    mov(r9, tiled ? kPairBlock : G);
+    L(line);
+    for (int64_t at = 0; at < (tiled ? G : kPairBlock) * 4; at += 64) prefetcht1(ptr[rax + at]);
+    add(rax, static_cast<int>((tiled ? a.inner_stride : a.outer_strides[0]) * 4));
+    dec(r9);
+    jnz(line);
+  }
+}
+
 // The G x W block at rows 0..G-1 of the group, columns r8..r8+W-1, of
 // each tiled input, transposed into its stack tile (row a at a * W
 // floats), V columns at a time. In sets of 4 rows g: register j collects,
@@ -104,7 +270,8 @@ void RowKernelGen<Vmm>::fill_tiles() {
     // down the rows. Into L2 (t1): rows a power of two apart share L1's
     // sets, and lines fetched blocks ahead into L1 were evicted before use
     // (transpose_add on the Zen 5 machines: 4.9 -> 4.7 ms).
-    if (fits_int32(static_cast<int64_t>(stride) * W * (kTileAhead + 1)))
+    // (A pair plan prefetches a group's blocks whole: prefetch_group.)
+    if (p_.pair_blocks == 0 && fits_int32(static_cast<int64_t>(stride) * W * (kTileAhead + 1)))
       for (int row = 0; row < W; ++row)
         for (int line = 0; line < G * 4 / 64; ++line)
           prefetcht1(ptr[rax + (W * kTileAhead + row) * stride + 64 * line]);

@@ -131,6 +131,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   int64_t itemsize_of(DType t) const { return static_cast<int64_t>(itemsize(t)); }
 
+  void row_loop();
   void row_pointers();
   void input_pointers();
   void output_pointer(size_t k);
@@ -176,9 +177,13 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   // --- transposed inputs, V rows at a time: gen_tiles.cpp --------------------
 
   void decide_tiling();
+  void decide_tiles();
+  void pair_loop();
+  void pair_ahead(bool next_unit);
   void group_body();
   void group_row(int a, int first, int last, bool from_tile);
   void fill_tiles();
+  void prefetch_group();
   void input_base(int32_t k);
   void output_base(size_t k);
 
@@ -370,7 +375,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   int passes_ = 0;
   std::vector<Pass> passes_plan_;
   std::vector<int> last_point_;
-  int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, frame_ = 0;
+  int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, pair_slot_ = 0, frame_ = 0;
   std::vector<int> unit_slot_;   // column plans reduced along the row: per reduction, its value's scratch row
   std::vector<int> stash_slot_;  // Note [Stashed values]: per value, its scratch row or -1
   int stashes_ = 0, max_stashes_ = 0;
@@ -385,6 +390,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   // tiled inputs are read from their tiles.
   std::vector<int> tile_of_;
   int tiles_ = 0;
+  // Note [Tile pairs]: the words of the frame the pair walk keeps, then
+  // per input its prefetch distance, and the inputs that prefetch.
+  static constexpr int kPairSlots = 6;
+  std::vector<bool> pair_prefetch_;
   int group_row_ = 0;
   int tile_column_ = 0;
   bool from_tile_ = false;

@@ -1,6 +1,7 @@
 #include "jit_cpu/row_plan.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace braze::jit {
 
@@ -8,6 +9,7 @@ int64_t RowPlan::rows() const { return numel(outer); }
 
 int64_t RowPlan::elements() const {
   if (columns) return units() * column_tile * reduce_length;
+  if (pair_blocks > 0) return row_length * row_length;
   if (row_tile > 0) return rows() / outer.back() * row_length;
   return rows() * row_length;
 }
@@ -31,6 +33,30 @@ bool one_pass_of_float_reductions(const KernelSpec& spec) {
   for (const KernelOutput& o : spec.outputs)
     if (o.space == Space::Full && after_total[o.value]) return false;
   return true;
+}
+
+// Note [Tile pairs]: whether an element-wise plan over [N, N] reads a
+// buffer of 32-bit elements both transposed and straight.
+bool reads_transposed_pair(const KernelSpec& spec, const RowPlan& plan) {
+  if (plan.reduces || plan.columns || plan.outer.size() != 1 || plan.outer[0] != plan.row_length) return false;
+  if (plan.row_length % kPairBlock != 0 || plan.row_length < 2 * kPairBlock) return false;
+  // A pair's blocks are walked as groups of rows at 32-bit offsets from
+  // the block's start (jit_cpu/gen_tiles.cpp).
+  const int64_t limit = int64_t{1} << 31;
+  for (const RowPlan::Access& a : plan.inputs)
+    if (!a.outer_strides.empty() && std::max(std::abs(a.outer_strides[0]), std::abs(a.inner_stride)) * kPairBlock * 8 >= limit)
+      return false;
+  if (plan.row_length * kPairBlock * 8 >= limit) return false;
+  for (size_t k = 0; k < spec.inputs.size(); ++k) {
+    const int32_t m = spec.inputs[k].same_buffer_as;
+    if (m < 0 || itemsize(spec.inputs[k].dtype) != 4) continue;
+    const RowPlan::Access &a = plan.inputs[k], &b = plan.inputs[m];
+    auto transposes = [](const RowPlan::Access& t, const RowPlan::Access& u) {
+      return t.outer_strides[0] == 1 && t.inner_stride == u.outer_strides[0] && u.inner_stride == 1;
+    };
+    if (a.offset == b.offset && (transposes(a, b) || transposes(b, a))) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -102,7 +128,10 @@ RowPlan plan_rows(const KernelSpec& spec) {
   };
   for (const KernelInput& in : spec.inputs)
     plan.inputs.push_back(in.kind == KernelInput::Kind::Scalar ? RowPlan::Access{} : access(in.view, in.space));
-  if (!plan.reduces && !plan.columns && plan.row_length > kRowTile) {  // Note [Row tiles]
+  if (reads_transposed_pair(spec, plan)) {  // Note [Tile pairs]
+    plan.pair_blocks = plan.row_length / kPairBlock;
+    plan.outer = {plan.pair_blocks * (plan.pair_blocks + 1) / 2};
+  } else if (!plan.reduces && !plan.columns && plan.row_length > kRowTile) {  // Note [Row tiles]
     plan.row_tile = kRowTile;
     plan.outer.push_back((plan.row_length + kRowTile - 1) / kRowTile);
     for (RowPlan::Access& a : plan.inputs) a.outer_strides.push_back(a.inner_stride * kRowTile);

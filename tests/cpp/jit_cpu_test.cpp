@@ -222,6 +222,39 @@ TEST(JitCpu, ColumnReductionsSplitAcrossParts) {
   }
 }
 
+// Note [Tile pairs]: a square element-wise kernel that reads one buffer
+// both transposed and straight walks pairs of 128 x 128 blocks, (I, J)
+// then (J, I); every unit boundary a thread split can fall on, an odd
+// number of blocks, other inputs beside, several outputs, int32, a wide
+// kernel (gathers, no tiles), slices of a larger buffer. Reads of two
+// buffers, or of one at another offset, walk rows as before.
+TEST(JitCpu, TilePairsOfOneBufferReadBothWays) {
+  for (int64_t n : {256, 384, 1024}) {
+    SCOPED_TRACE(n);
+    Tensor x = random_tensor({n, n}, 50), y = random_tensor({n, n}, 51), s = random_tensor({n, 1}, 52);
+    Tensor t = transpose(x);
+    EXPECT_EQ(plan_of(t + x).pair_blocks, n / 128);
+    EXPECT_EQ(plan_of(x * 2.0 - t).pair_blocks, n / 128);
+    Tensor xi = astype(x * 100.0, DType::Int32);
+    realize({xi});
+    Checked c = check({t + x, x * 2.0 - t, maximum(t, x) * y + s, transpose(xi) + xi}, 0);
+    EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    c = check({t + x * 0.5, t - x}, 0);  // two outputs of one kernel
+    EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    c = check({t + x + astype(s, DType::Float64)}, 0);  // float64 lanes
+    EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  }
+  Tensor big = random_tensor({300, 300}, 53), a = random_tensor({256, 256}, 54), b = random_tensor({256, 256}, 55);
+  std::vector<Index> first{Slice{0, 256}, Slice{0, 256}}, shifted{Slice{1, 257}, Slice{1, 257}};
+  Tensor v = index(big, first), w = index(big, shifted);
+  EXPECT_EQ(plan_of(transpose(v) + v).pair_blocks, 2);
+  EXPECT_EQ(plan_of(transpose(v) + w).pair_blocks, 0);
+  EXPECT_EQ(plan_of(transpose(a) + b).pair_blocks, 0);
+  EXPECT_EQ(plan_of(transpose(random_tensor({200, 200}, 56)) * 2.0).pair_blocks, 0);
+  Checked c = check({transpose(v) + v, transpose(v) + w, transpose(a) + b}, 0);
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+}
+
 TEST(JitCpu, HalfAndBoolInputsAndOutputs) {
   Tensor x = random_tensor({5, 33}, 3);
   for (DType t : {DType::Float16, DType::BFloat16}) {
@@ -314,7 +347,7 @@ TEST(JitCpu, RandomGraphsMatchTheReference) {
   const uint32_t graphs = testing::fuzz_graphs(500);
   for (uint32_t seed = testing::fuzz_first(); seed < testing::fuzz_first() + graphs; ++seed) {
     std::vector<Array> inputs;
-    testing::RandomGraph random(seed, {.well_conditioned = true, .float64_too = true, .int64_too = true});
+    testing::RandomGraph random(seed, {.well_conditioned = true, .float64_too = true, .int64_too = true, .square_too = true});
     Graph g = random.build(inputs);
     ++graphs_of[random.dtype()];
     SCOPED_TRACE("seed " + std::to_string(seed));

@@ -4,10 +4,11 @@
 // with `int64_too`, int64 ones in a quarter, some mixed with int32, int8,
 // bool and float32, with integer ops, casts and aranges): the fuzzers of
 // fusion and of the CPU JIT.
-// Graphs have 1-30 ops over shapes with odd extents (1, 7, 17, 1023),
-// sometimes zero-size, and inputs sprinkled with NaN, +-Inf and -0.0; some
-// ops take special constants (1, +-0.0, 2, -1, inf, NaN, or an expression
-// of them), so that constant folding and simplification have work to do.
+// Graphs have 1-30 ops over shapes with odd extents (1, 7, 17, 1023; with
+// `square_too`, [256, 256] now and then), sometimes zero-size, and inputs
+// sprinkled with NaN, +-Inf and -0.0; some ops take special constants (1,
+// +-0.0, 2, -1, inf, NaN, or an expression of them), so that constant
+// folding and simplification have work to do.
 #pragma once
 
 #include <algorithm>
@@ -34,15 +35,20 @@ struct RandomGraphOptions {
   // pow of two values; int64 graphs. Other users keep their streams.
   bool float64_too = false;
   bool int64_too = false;
+  // The JIT fuzzer's: a sixteenth of the graphs over [256, 256], where an
+  // input read reversed and straight makes tile pairs (Note [Tile pairs]
+  // in jit_cpu/row_plan.h).
+  bool square_too = false;
 };
 
 class RandomGraph {
  public:
   explicit RandomGraph(uint32_t seed, RandomGraphOptions options = {})
       : rng_(seed), well_conditioned_(options.well_conditioned), more_math_(options.float64_too) {
-    // A quarter of int64 graphs (NumPy's default integer), drawn by a
-    // generator of their own, so that every other seed draws the graph it
-    // always drew.
+    // Drawn by generators of their own, so that every other seed draws the
+    // graph it always drew.
+    square_ = options.square_too && std::mt19937(seed ^ 0x5a5a5a5au)() % 16 == 0;
+    // A quarter of int64 graphs (NumPy's default integer).
     if (options.int64_too && std::mt19937(~seed)() % 4 == 0) dtype_ = DType::Int64;
     else if (options.float64_too && coin(1.0 / 3)) dtype_ = DType::Float64;  // NumPy's default
   }
@@ -56,6 +62,7 @@ class RandomGraph {
     Shape base = {kExtents[pick(0, 5)], kExtents[pick(0, 5)], kExtents[pick(0, 5)]};
     if (coin(0.1)) base = {kExtents[pick(0, 2)], 1023};  // a long row: every block and tail
     if (coin(0.05)) base[pick(0, static_cast<int>(base.size()) - 1)] = 0;  // zero-size
+    if (square_) base = {256, 256};
     for (int i = 0; i < 3; ++i) {
       Shape s = base;
       if (coin(0.3)) s[pick(0, static_cast<int>(s.size()) - 1)] = 1;  // broadcastable
@@ -271,6 +278,7 @@ class RandomGraph {
   bool coin(double p) { return std::bernoulli_distribution(p)(rng_); }
 
   std::mt19937 rng_;
+  bool square_ = false;
   bool well_conditioned_;
   bool more_math_;
   DType dtype_ = DType::Float32;
