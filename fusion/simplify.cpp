@@ -34,7 +34,10 @@
 //                                   within 1 ulp and x is representable;
 //                                   pow(+-0, 1) = +-0, pow(+-inf, 1) =
 //                                   +-inf); integers: one multiplication by 1
-//   x ** 2 -> square(x)             integers (x * x by squaring), and
+//   x ** 2 -> square(x)             (a Python int 2 to 4 is recorded as
+//                                   multiplications before any pass: Note
+//                                   [Integer powers], runtime/tensor.cpp)
+//                                   integers (x * x by squaring), and
 //                                   float16, bfloat16, float32: x * x is
 //                                   exact in double (at most 48 significant
 //                                   bits), so pow, computed in double by

@@ -127,8 +127,37 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
   return leaf(Op::Arange, t, {n}, std::move(attr), resolve(device));
 }
 
+namespace {
+
+// Note [Integer powers]
+// x ** 3 of a float tensor, recorded as a pow with the scalar 3, runs as
+// pow(x, y) = exp(y log x) in float64 lanes (vector_math_f64.h): gelu_16M
+// written with x ** 3 took 12.7 ms against 2.2 ms with x * x * x. As JAX's
+// integer_pow and torch.compile do, a Python int exponent from 2 to
+// kMaxIntegerPower records multiplications instead: square(x), square(x) *
+// x, square(square(x)). Each rounds once, so x ** 3 and x ** 4 are within
+// about 2 ulp of NumPy's pow (within 1 ulp); x ** 2 is x * x, exact for
+// float32 and below. Other exponents (negative ones, whose x ** n would
+// overflow to inf where pow gives a tiny number, 0, 1, floats, tensors)
+// stay pow.
+constexpr int64_t kMaxIntegerPower = 4;
+
+std::optional<Tensor> integer_power(std::span<const Operand> xs) {
+  const Tensor* x = xs[0].tensor();
+  const Scalar* n = xs[1].scalar();
+  if (!x || !n || !x->defined() || !is_float(x->dtype()) || n->kind != DTypeKind::Int) return std::nullopt;
+  if (n->integer < 2 || n->integer > kMaxIntegerPower) return std::nullopt;
+  Tensor x2 = record(Op::Square, {*x});
+  if (n->integer == 2) return x2;
+  return n->integer == 3 ? record(Op::Mul, {x2, *x}) : record(Op::Square, {x2});
+}
+
+}  // namespace
+
 Tensor record(Op op, std::span<const Operand> xs, Attr attr) {
   const OpInfo& oi = info(op);
+  if (op == Op::Pow && xs.size() == 2)
+    if (std::optional<Tensor> p = integer_power(xs)) return *p;  // Note [Integer powers]
   BRAZE_CHECK(static_cast<int>(xs.size()) == oi.arity, oi.api, ": takes ", oi.arity, " arguments, got ", xs.size());
   // The tensors decide the device and the dtype that weak scalars take;
   // where's condition does not take part in promotion.

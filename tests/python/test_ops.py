@@ -3,6 +3,7 @@ against NumPy. The op list, arity, dtype rule and NumPy name come from
 bz.ops() (graph/ops.def); a new row is tested without touching this file,
 unless it has no NumPy name, when it needs an entry in EXTRA_REFERENCES."""
 
+import io
 import math
 
 import numpy as np
@@ -328,6 +329,29 @@ def test_integer_power_negative_exponent(dtype):
     exp = np.array([-1, -3, -2, -5, -2, -1, -2], dtype=dtype)
     want = np.array([0, -1, 0, 1, 0, 0, 1], dtype=dtype)
     assert_matches(bz.power(bz.tensor(base), bz.tensor(exp)), want)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.float64)], ids=str)
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_small_integer_powers_are_multiplications(dtype, n):
+    # Note [Integer powers] (runtime/tensor.cpp): x ** n for a Python int n
+    # of 2 to 4 records square and multiply, no pow, within a few ulp of
+    # NumPy's pow, with the same zeros, infinities, NaN and overflow.
+    x = np.array([0.0, -0.0, 1.5, -1.5, 3.0e-15, -7.0, np.inf, -np.inf, np.nan, 1.0e13, -1.0e13, 2.0 ** -70],
+                 dtype=dtype)
+
+    def ops(t):
+        return bz.explain(t, file=io.StringIO())
+
+    y = bz.tensor(x) ** n
+    assert "Pow" not in ops(y)
+    got = y.numpy()
+    with np.errstate(over="ignore"):
+        want = x ** n
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_allclose(got, want, rtol=4 * np.finfo(dtype).eps, atol=0)
+    for other in (bz.tensor(x) ** 5, bz.tensor(x) ** -2, bz.tensor(x) ** 3.0, bz.arange(5) ** 3):
+        assert "Pow" in ops(other)
 
 
 @pytest.mark.parametrize("dtype", [np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int32)], ids=str)
