@@ -28,14 +28,12 @@ void RowKernelGen<Vmm>::decide_tiling() {
   tile_of_.assign(s_.inputs.size(), -1);
   pair_prefetch_.assign(s_.inputs.size(), false);
   decide_tiles();
-  if (tiles_ == 0) tile_of_.assign(s_.inputs.size(), -1);
   if (p_.pair_blocks == 0) return;
   for (size_t k = 0; k < s_.inputs.size(); ++k) {  // Note [Tile pairs]: 32-bit lines of 16 along rows or columns
     const RowPlan::Access& a = p_.inputs[k];
     pair_prefetch_[k] = s_.inputs[k].kind == KernelInput::Kind::Buffer && itemsize(s_.inputs[k].dtype) == 4 &&
                         (tile_of_[k] >= 0 || a.inner_stride == 1) &&
-                        fits_int32(a.outer_strides[0] * 4 * kPairBlock) && fits_int32(a.inner_stride * 4 * kPairBlock) &&
-                        fits_int32(a.inner_stride * 4 * W * (kTileAhead + 1));
+                        fits_int32(a.outer_strides[0] * 4 * kPairBlock) && fits_int32(a.inner_stride * 4 * kPairBlock);
   }
 }
 
@@ -47,6 +45,7 @@ void RowKernelGen<Vmm>::decide_tiles() {
   if (p_.pair_blocks == 0 && p_.outer.back() < G) return;  // rows of the last axis (a pair plan's are N)
   for (const KernelOutput& o : s_.outputs)
     if (!fits_int32(p_.row_length * G * itemsize_of(o.dtype))) return;
+  std::vector<int> tile_of(s_.inputs.size(), -1);  // kept only if every input fits
   int tiles = 0;
   for (size_t k = 0; k < s_.inputs.size(); ++k) {
     const KernelInput& in = s_.inputs[k];
@@ -56,8 +55,9 @@ void RowKernelGen<Vmm>::decide_tiles() {
     if (in.kind == KernelInput::Kind::Buffer && !fits_int32(a.inner_stride * W * itemsize_of(in.dtype))) return;
     if (in.kind == KernelInput::Kind::Buffer && itemsize(in.dtype) == 4 && a.inner_stride != 0 &&
         a.inner_stride != 1 && a.outer_strides.back() == 1)
-      tile_of_[k] = tiles++;
+      tile_of[k] = tiles++;
   }
+  tile_of_ = std::move(tile_of);
   tiles_ = tiles;
 }
 
@@ -69,7 +69,7 @@ template <class Vmm>
 void RowKernelGen<Vmm>::pair_loop() {
   static_assert(kPairBlock % G == 0 && kPairBlock % W == 0);
   const int64_t n = p_.pair_blocks, B = kPairBlock;
-  auto slot = [&](int i) { return qword[rsp + pair_slot_ + 8 * i]; };
+  auto slot = [&](int i) { return pair_word(i); };
   const auto I = slot(0), J = slot(1), row_block = slot(2), column_block = slot(3), group = slot(4),
              column_end = slot(5);
   // The first unit's (I, J): rows I of the triangle hold n - I units each.
@@ -150,7 +150,7 @@ void RowKernelGen<Vmm>::pair_loop() {
 template <class Vmm>
 void RowKernelGen<Vmm>::pair_ahead(bool next_unit) {
   const int B = static_cast<int>(kPairBlock);
-  auto slot = [&](int i) { return qword[rsp + pair_slot_ + 8 * i]; };
+  auto slot = [&](int i) { return pair_word(i); };
   if (next_unit) {  // r9 = I' - J, r10 = J' - I
     Xbyak::Label same_row;
     mov(r9, slot(0));
@@ -234,7 +234,7 @@ void RowKernelGen<Vmm>::prefetch_group() {
     const bool tiled = tile_of_[k] >= 0;
     Xbyak::Label line;
     mov(rax, qword[rsp + in_slot_ + 8 * static_cast<int>(k)]);
-    add(rax, qword[rsp + pair_slot_ + 8 * (kPairSlots + static_cast<int>(k))]);
+    add(rax, pair_word(kPairSlots + static_cast<int>(k)));
     if (tiled) {
       imul(r9, r8, static_cast<int>(a.inner_stride * 4));
       add(rax, r9);

@@ -184,6 +184,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void group_row(int a, int first, int last, bool from_tile);
   void fill_tiles();
   void prefetch_group();
+  // Word i of the pair walk's frame: kPairSlots of the walk, then per input its distance.
+  Xbyak::Address pair_word(int i) { return qword[rsp + pair_slot_ + 8 * i]; }
   void input_base(int32_t k);
   void output_base(size_t k);
 
