@@ -114,12 +114,6 @@ void RowKernelGen<Vmm>::check_supported() {
 // results of any op that has Long lanes.
 template <class Vmm>
 void RowKernelGen<Vmm>::check_wide() {
-  auto narrow_float = [](DType t) { return t == DType::Float16 || t == DType::BFloat16; };
-  for (const KernelInput& in : s_.inputs) {
-    if (in.kind == KernelInput::Kind::Arange && is_float(in.dtype))
-      throw Unsupported("float aranges in wide kernels");
-    if (narrow_float(in.dtype)) throw Unsupported("inputs of dtype " + std::string(name(in.dtype)) + " in wide kernels");
-  }
   static constexpr Op kAsTheReference[] = {
       Op::Copy,  Op::Cast,  Op::Where, Op::Add,  Op::Sub,  Op::Mul,  Op::Div,  Op::Sqrt,    Op::Rsqrt,   Op::Reciprocal,
       Op::Neg,   Op::Abs,   Op::Sign,  Op::Relu, Op::Square, Op::Floor, Op::Ceil, Op::Round, Op::Maximum, Op::Minimum,
@@ -133,12 +127,11 @@ void RowKernelGen<Vmm>::check_wide() {
     if (reduces(op)) {
       if ((op.op == Op::ArgMax || op.op == Op::ArgMin) && !arg_reduction(static_cast<int32_t>(v)))
         throw Unsupported("argmax/argmin other than along the row");
-      if (narrow_float(t)) throw Unsupported("reductions to " + std::string(name(t)) + " in wide kernels");
       continue;  // a float32 one rounds once (finish_reduction, round_column_totals, reduce_along_row)
     }
-    if (t != DType::Float32 && !narrow_float(t)) continue;
+    if (!rounds_to_float32(t)) continue;
     auto listed = [&](auto& list) { return std::find(std::begin(list), std::end(list), op.op) != std::end(list); };
-    if (t != DType::Float32 || !(listed(kAsTheReference) || listed(kMathOfFloat32)))
+    if (!listed(kAsTheReference) && !listed(kMathOfFloat32))
       throw Unsupported("the op " + std::string(info(op.op).name) + " to " + std::string(name(t)) + " in wide kernels");
   }
 }

@@ -223,7 +223,7 @@ template <class Vmm>
 void RowKernelGen<Vmm>::round_column_totals(int p, int64_t width, const std::vector<int32_t>& reds) {
   std::vector<int32_t> rounded;
   for (int32_t r : reds)
-    if (wide_ && s_.body[r].dtype == DType::Float32 && stage_[s_.body[r].args[0]] == p) rounded.push_back(r);
+    if (wide_ && rounds_to_float32(s_.body[r].dtype) && stage_[s_.body[r].args[0]] == p) rounded.push_back(r);
   if (rounded.empty()) return;
   each_vector(width, [&](bool) {
     for (int32_t r : rounded) {
@@ -455,7 +455,7 @@ void RowKernelGen<Vmm>::reduce_along_row(int32_t r, int64_t width) {
   if (op == Op::Sum) add_sum(r, acc, acc, block);
   else vmovaps(acc, block);
   reduce_lanes(r, acc);
-  if (wide_ && s_.body[r].dtype == DType::Float32) convert_wide(acc, acc, DType::Float64, DType::Float32);  // once
+  if (wide_ && rounds_to_float32(s_.body[r].dtype)) convert_wide(acc, acc, DType::Float64, DType::Float32);  // once
   vmovups(unit_value_at(unit_slot_[r]), acc);
   std::fill(std::begin(used_), std::end(used_), false);
 }

@@ -80,7 +80,7 @@ void RowKernelGen<Vmm>::fit(const Vmm& d, Lanes out, DType t) {
     case Lanes::Int: ints_.wrap(d, d, DType::Int32, t); return;
     case Lanes::Long: longs_.wrap(d, d, DType::Int64, t, scratch(0)); return;
     case Lanes::Double:
-      if (t == DType::Float32) convert_wide(d, d, DType::Float64, DType::Float32);
+      if (rounds_to_float32(t)) convert_wide(d, d, DType::Float64, DType::Float32);
       return;
     case Lanes::Float: return;
   }

@@ -317,6 +317,37 @@ void RowKernelGen<Vmm>::store_element(size_t k, const Vmm& x, bool tail) {
   throw Unsupported("stores of " + std::string(name(o.dtype)));
 }
 
+// The float32 in x's first lane to [rax] as t (float32, float16 or
+// bfloat16), rounding to nearest even; a NaN stays a quiet NaN.
+template <class Vmm>
+void RowKernelGen<Vmm>::store_float_scalar(DType t, const Xbyak::Xmm& x) {
+  const Xbyak::Xmm x0(0);
+  if (t == DType::Float32) {
+    vmovss(dword[rax], x);
+  } else if (t == DType::Float16) {
+    vcvtps2ph(x0, x, 0);
+    vpextrw(word[rax], x0, 0);
+  } else {
+    Xbyak::Label number, rounded;
+    vmovd(r9d, x);
+    mov(r10d, r9d);
+    and_(r10d, 0x7fffffff);
+    cmp(r10d, 0x7f800000);
+    jbe(number);
+    or_(r9d, 0x400000);  // a NaN: made quiet, then truncated (graph/half.h)
+    jmp(rounded);
+    L(number);
+    mov(r10d, r9d);
+    shr(r10d, 16);
+    and_(r10d, 1);
+    add(r9d, 0x7fff);
+    add(r9d, r10d);
+    L(rounded);
+    shr(r9d, 16);
+    mov(word[rax], r9w);
+  }
+}
+
 template <class Vmm>
 void RowKernelGen<Vmm>::store_scalar(size_t k, const Vmm& x) {
   const KernelOutput& o = s_.outputs[k];
@@ -325,26 +356,14 @@ void RowKernelGen<Vmm>::store_scalar(size_t k, const Vmm& x) {
   Xbyak::Xmm x0(0), xv(x.getIdx());
   switch (o.dtype) {
     case DType::Float32:
+    case DType::Float16:
+    case DType::BFloat16: return store_float_scalar(o.dtype, xv);
     case DType::Int32: vmovss(dword[rax], xv); return;
     case DType::Int64: vmovq(qword[rax], xv); return;  // Note [Integer sums]
     case DType::Int8:
     case DType::UInt8:
       vmovd(r9d, xv);
       mov(byte[rax], r9b);
-      return;
-    case DType::Float16:
-      vcvtps2ph(x0, xv, 0);
-      vpextrw(word[rax], x0, 0);
-      return;
-    case DType::BFloat16:
-      vmovd(r9d, xv);
-      mov(r10d, r9d);
-      shr(r10d, 16);
-      and_(r10d, 1);
-      add(r9d, 0x7fff);
-      add(r9d, r10d);
-      shr(r9d, 16);
-      mov(word[rax], r9w);
       return;
     case DType::Bool:
       vmovd(r9d, xv);

@@ -214,7 +214,7 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
   reduce_lanes(r, vr(acc));
   // A float32 sum or product of a wide kernel, accumulated in float64 as
   // the reference accumulates it in double, rounds once.
-  if (wide_ && s_.body[r].dtype == DType::Float32) convert_wide(vr(acc), vr(acc), DType::Float64, DType::Float32);
+  if (wide_ && rounds_to_float32(s_.body[r].dtype)) convert_wide(vr(acc), vr(acc), DType::Float64, DType::Float32);
   const_reg_[r] = acc;
 }
 

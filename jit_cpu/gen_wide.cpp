@@ -99,8 +99,8 @@ Vmm RowKernelGen<Vmm>::truth_wide(const Vmm& x, DType t, const Vmm& s) {
 
 // d = x cast from `from` to `to` in 64-bit lanes as the reference casts
 // (graph/array.h): an int64 rounds to float64 once, a float truncates
-// toward zero through int64, integers wrap; a float32 result is rounded
-// to float32. d may be x.
+// toward zero through int64, integers wrap; a float32, float16 or
+// bfloat16 result is rounded to its dtype. d may be x.
 template <class Vmm>
 void RowKernelGen<Vmm>::convert_wide(const Vmm& d, const Vmm& x, DType from, DType to) {
   const Lanes lf = wide_lanes_of(from), lt = wide_lanes_of(to);
@@ -120,8 +120,16 @@ void RowKernelGen<Vmm>::convert_wide(const Vmm& d, const Vmm& x, DType from, DTy
   } else {
     if (lf == Lanes::Long) longs_.to_f64(d, x, s0, s1);
     else if (d.getIdx() != x.getIdx()) vmovapd(d, x);
-    if (to == DType::Float32) {
+    if (rounds_to_float32(to)) {
       vcvtpd2ps(Half(0), d);
+      if (to == DType::Float16) {  // on through float32, as the reference rounds (graph/array.cpp)
+        vcvtps2ph(Xbyak::Xmm(0), Half(0), 0);
+        vcvtph2ps(Half(0), Xbyak::Xmm(0));
+      } else if (to == DType::BFloat16) {
+        const Vmm bits = d.getIdx() == 0 ? scratch(3) : d;  // to_bf16_bits reads s0 after writing its result
+        to_bf16_bits(bits, s0);
+        vpslld(s0, bits, 16);
+      }
       vcvtps2pd(d, Half(0));
     }
   }

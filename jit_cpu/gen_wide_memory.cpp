@@ -1,7 +1,7 @@
 // Loads and stores of wide kernels (Note [Wide kernels] in lanes.h): float64
-// and int64 as they are, float32 widened exactly on load (rounded on
-// store), int32, int8 and uint8 sign- or zero-extended on load (narrowed on
-// store), bools as 64-bit masks; tails under k1 (AVX-512) or vmaskmov or
+// and int64 as they are, float32, float16 and bfloat16 widened exactly on
+// load (rounded on store, through float32 as the reference rounds), int32,
+// int8 and uint8 sign- or zero-extended on load (narrowed on store), bools as 64-bit masks; tails under k1 (AVX-512) or vmaskmov or
 // the bounce area (AVX2), strided inputs by gathers, aranges computed.
 #include <array>
 #include <string>
@@ -47,40 +47,59 @@ void RowKernelGen<Vmm>::load_wide(int32_t k, const Vmm& dst, bool tail) {
     case DType::Bool:
     case DType::Int8:
     case DType::UInt8:
+    case DType::Float16:
+    case DType::BFloat16:
       if (tail && !kZmm) {
-        bounce_in(1);
+        bounce_in(size);
         at = ptr[rsp + kBounce];
         tail = false;
       }
-      widen_bytes(dst, at, in.dtype, tail);
+      widen_small(dst, at, in.dtype, tail);
       return;
     default: break;
   }
   throw Unsupported("loads of " + std::string(name(in.dtype)) + " in wide kernels");
 }
 
-// dst = the V bytes at `at` (t: bool, int8 or uint8) in 64-bit lanes, the
-// lanes past a tail zero (AVX-512; AVX2 tails come from the bounce area).
+// dst = the V elements of 8 or 16 bits at `at` (t: bool, int8, uint8,
+// float16 or bfloat16) in 64-bit lanes, the lanes past a tail zero
+// (AVX-512; AVX2 tails come from the bounce area).
 template <class Vmm>
-void RowKernelGen<Vmm>::widen_bytes(const Vmm& dst, const Xbyak::Address& at, DType t, bool tail) {
-  auto widen = [&](const Vmm& d) {
-    if (t == DType::Int8) vpmovsxbq(d, at);
-    else vpmovzxbq(d, at);
+void RowKernelGen<Vmm>::widen_small(const Vmm& dst, const Xbyak::Address& at, DType t, bool tail) {
+  const Half h(dst.getIdx());
+  auto masked = [&](const auto& r) {
+    if constexpr (kZmm) {
+      if (tail) return r | k1 | T_z;
+    }
+    return r;
   };
-  if constexpr (kZmm) {
-    if (tail) widen(dst | k1 | T_z);
-    else widen(dst);
-  } else {
-    widen(dst);
+  switch (t) {
+    case DType::Int8: vpmovsxbq(masked(dst), at); return;
+    case DType::UInt8: vpmovzxbq(masked(dst), at); return;
+    case DType::Bool:
+      vpmovzxbq(masked(dst), at);
+      vxorpd(scratch(4), scratch(4), scratch(4));
+      vpsubq(dst, scratch(4), dst);  // 0 or 1 -> 0 or all ones
+      return;
+    case DType::Float16:  // exact in float32, then in float64
+      vcvtph2ps(masked(h), at);
+      vcvtps2pd(dst, h);
+      return;
+    case DType::BFloat16:  // the high half of a float32
+      vpmovzxwd(masked(h), at);
+      vpslld(h, h, 16);
+      vcvtps2pd(dst, h);
+      return;
+    default: break;
   }
-  if (t != DType::Bool) return;
-  vxorpd(scratch(4), scratch(4), scratch(4));
-  vpsubq(dst, scratch(4), dst);  // 0 or 1 -> 0 or all ones
+  throw Unsupported("loads of " + std::string(name(t)) + " in wide kernels");
 }
 
-// An integer arange's element, start + i * step with i the element's index
-// (rax at the row's start, then r8 along it), in int64 arithmetic, which
-// wraps as the reference's, then wrapped to its dtype.
+// An arange's element, start + i * step with i the element's index (rax
+// at the row's start, then r8 along it): for an integer arange in int64
+// arithmetic, which wraps as the reference's, then wrapped to its dtype;
+// for a float one in float64, as the reference computes it (no fused
+// multiply-add), then rounded to its dtype.
 template <class Vmm>
 void RowKernelGen<Vmm>::arange_wide(int32_t k, const Vmm& dst) {
   const int64_t stride = p_.inputs[k].inner_stride;
@@ -97,6 +116,15 @@ void RowKernelGen<Vmm>::arange_wide(int32_t k, const Vmm& dst) {
   }
   vpaddq(dst, dst, k_.lanes(lanes));
   mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
+  if (is_float(s_.inputs[k].dtype)) {  // start + double(i) * step, then rounded to its dtype
+    longs_.to_f64(dst, dst, scratch(0), scratch(1));
+    vbroadcastsd(scratch(2), qword[r10 + 32 * k + 24]);
+    vmulpd(dst, dst, scratch(2));
+    vbroadcastsd(scratch(2), qword[r10 + 32 * k + 16]);
+    vaddpd(dst, dst, scratch(2));
+    convert_wide(dst, dst, DType::Float64, s_.inputs[k].dtype);
+    return;
+  }
   vpbroadcastq(scratch(2), qword[r10 + 32 * k + 24]);
   ints_.mul(dst, dst, scratch(2), scratch(0), scratch(1), Width::k64);
   vpbroadcastq(scratch(2), qword[r10 + 32 * k + 16]);
@@ -105,7 +133,7 @@ void RowKernelGen<Vmm>::arange_wide(int32_t k, const Vmm& dst) {
 }
 
 // Input k along a row that is not unit-stride: a gather of its lanes
-// (bytes copied one by one through the bounce area).
+// (8- and 16-bit elements copied one by one through the bounce area).
 template <class Vmm>
 void RowKernelGen<Vmm>::gather_wide(int32_t k, const Vmm& dst, bool tail) {
   const KernelInput& in = s_.inputs[k];
@@ -113,9 +141,9 @@ void RowKernelGen<Vmm>::gather_wide(int32_t k, const Vmm& dst, bool tail) {
   const int size = static_cast<int>(itemsize(in.dtype));
   imul(r9, r8, static_cast<int>(stride * size));
   add(rax, r9);
-  if (size == 1) {  // copied one by one: no gathers of bytes
-    bounce_strided(1, stride, tail ? static_cast<int>(width_ % V) : V);
-    widen_bytes(dst, ptr[rsp + kBounce], in.dtype, false);
+  if (size < 4) {  // copied one by one: no gathers of 8- and 16-bit elements
+    bounce_strided(size, stride * size, tail ? static_cast<int>(width_ % V) : V);
+    widen_small(dst, ptr[rsp + kBounce], in.dtype, false);
     return;
   }
   std::array<uint32_t, 16> lanes{};
@@ -159,6 +187,15 @@ void RowKernelGen<Vmm>::load_constant_wide(int32_t k, const Vmm& dst) {
     vmovq(x0, r9);
     vpbroadcastq(dst, x0);
   };
+  if (in.kind == KernelInput::Kind::Arange && is_float(in.dtype)) {  // as arange_wide's
+    mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
+    vcvtsi2sd(x0, x0, rax);
+    vmulsd(x0, x0, qword[r10 + 32 * k + 24]);
+    vaddsd(x0, x0, qword[r10 + 32 * k + 16]);
+    vbroadcastsd(dst, x0);
+    convert_wide(dst, dst, DType::Float64, in.dtype);
+    return;
+  }
   if (in.kind == KernelInput::Kind::Arange) {  // start + i * step, i the row's index (rax)
     mov(r10, qword[rdi + offsetof(LaunchArgs, values)]);
     mov(r9, rax);
@@ -186,6 +223,15 @@ void RowKernelGen<Vmm>::load_constant_wide(int32_t k, const Vmm& dst) {
       movzx(r9d, byte[rax]);
       if (in.dtype == DType::Bool) neg(r9);  // 0 or all ones
       return broadcast_r9();
+    case DType::Float16:
+    case DType::BFloat16:
+      movzx(r9d, word[rax]);
+      if (in.dtype == DType::BFloat16) shl(r9d, 16);  // the high half of a float32
+      vmovd(x0, r9d);
+      if (in.dtype == DType::Float16) vcvtph2ps(x0, x0);
+      vcvtss2sd(x0, x0, x0);
+      vbroadcastsd(dst, x0);
+      return;
     default: break;
   }
   throw Unsupported("loads of " + std::string(name(in.dtype)) + " in wide kernels");
@@ -214,6 +260,30 @@ void RowKernelGen<Vmm>::store_wide(size_t k, const Vmm& x, bool tail) {
     case DType::Float32:
       vcvtpd2ps(Half(0), x);
       return store_half(at, tail);
+    case DType::Float16:
+    case DType::BFloat16:  // through float32, as the reference rounds (graph/array.cpp)
+      vcvtpd2ps(Half(0), x);
+      if (o.dtype == DType::Float16) {
+        if constexpr (kZmm) {
+          tail ? vcvtps2ph(at | k1, Half(0), 0) : vcvtps2ph(at, Half(0), 0);
+          return;
+        }
+        vcvtps2ph(x0, Half(0), 0);
+      } else {
+        to_bf16_bits(scratch(3), scratch(0));
+        if constexpr (kZmm) {
+          tail ? vpmovdw(at | k1, Half(3)) : vpmovdw(at, Half(3));
+          return;
+        }
+        vpackusdw(x0, Xbyak::Xmm(3), Xbyak::Xmm(3));
+      }
+      if (!tail) {
+        vmovq(at, x0);
+        return;
+      }
+      vmovdqu(ptr[rsp + kBounce], x0);
+      bounce_out(2);
+      return;
     case DType::Int32:  // in range: truncation is exact
       if constexpr (kZmm) {
         vpmovqd(Half(0), x);
@@ -286,9 +356,10 @@ void RowKernelGen<Vmm>::store_scalar_wide(size_t k, const Vmm& x) {
     case DType::Float64:
     case DType::Int64: vmovsd(qword[rax], xv); return;
     case DType::Float32:
+    case DType::Float16:
+    case DType::BFloat16:
       vcvtsd2ss(x0, xv, xv);
-      vmovss(dword[rax], x0);
-      return;
+      return store_float_scalar(o.dtype, x0);
     case DType::Int32: vmovss(dword[rax], xv); return;
     case DType::Int8:
     case DType::UInt8:

@@ -4,6 +4,7 @@
 #include <bit>
 #include <chrono>
 
+#include "graph/array.h"
 #include "graph/check.h"
 #include "graph/log.h"
 #include "jit_cpu/lanes.h"
@@ -71,11 +72,18 @@ uint32_t lane_bits(DType t, const KernelArg& arg, int j) {
 
 // The same as a 64-bit lane of a wide kernel (Note [Wide kernels]): an
 // integer wrapped to its dtype, as in 32-bit lanes, then sign- or
-// zero-extended; an arange's int64 arithmetic is modulo 2^64.
-uint64_t wide_lane_bits(DType t, const KernelArg& arg, int j) {
+// zero-extended; an arange's int64 arithmetic is modulo 2^64. A float
+// scalar is its value in its dtype, a float arange's start and step are
+// float64, as the reference computes start + i * step (the kernel rounds).
+uint64_t wide_lane_bits(const KernelInput& in, const KernelArg& arg, int j) {
+  const DType t = in.dtype;
   if (t == DType::Bool) return arg.integer[j] != 0 ? ~uint64_t{0} : 0;
-  if (t == DType::Float32) return std::bit_cast<uint64_t>(static_cast<double>(static_cast<float>(arg.real[j])));
-  if (is_float(t)) return std::bit_cast<uint64_t>(arg.real[j]);
+  if (is_float(t) && in.kind == KernelInput::Kind::Arange) return std::bit_cast<uint64_t>(arg.real[j]);
+  if (is_float(t)) {
+    std::byte value[8];
+    store_double(t, value, 0, arg.real[j]);
+    return std::bit_cast<uint64_t>(load_double(t, value, 0));
+  }
   if (t == DType::Int64) return static_cast<uint64_t>(arg.integer[j]);
   return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(lane_bits(t, arg, j))));
 }
@@ -91,7 +99,7 @@ void launch(const CompiledKernel& kernel, const KernelSpec& spec, std::span<cons
     in[k] = inputs[k].data;
     for (int j = 0; j < 2; ++j) {
       values[4 * k + j] = lane_bits(spec.inputs[k].dtype, inputs[k], j);
-      values[4 * k + 2 + j] = wide_lane_bits(spec.inputs[k].dtype, inputs[k], j);
+      values[4 * k + 2 + j] = wide_lane_bits(spec.inputs[k], inputs[k], j);
     }
   }
   LaunchArgs args{in.data(), outputs.data(), values.data(), nullptr, nullptr};

@@ -84,6 +84,14 @@ inline DType widest(Lanes l) {
   return DType::Bool;
 }
 
+// A float value that a wide kernel computes in float64 and rounds to
+// float32 after every op: float32, and float16 and bfloat16, which compute
+// in float32 as in 32-bit lanes (Note [Lanes]) and round to their own
+// dtype only on a cast or a store.
+inline bool rounds_to_float32(DType t) {
+  return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16;
+}
+
 // Note [Wide kernels]: the lanes of a value of dtype t in a wide kernel.
 inline Lanes wide_lanes_of(DType t) {
   if (t == DType::Bool) return Lanes::Mask;

@@ -320,13 +320,14 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void to_bf16_bits(const Vmm& dst, const Vmm& x);
   void store_element(size_t k, const Vmm& x, bool tail);
   void store_scalar(size_t k, const Vmm& x);
+  void store_float_scalar(DType t, const Xbyak::Xmm& x);
 
   // --- loads and stores of wide kernels: gen_wide_memory.cpp -----------------
 
   using Half = typename Ops::Half;
   void load_wide(int32_t k, const Vmm& dst, bool tail);
   void gather_wide(int32_t k, const Vmm& dst, bool tail);
-  void widen_bytes(const Vmm& dst, const Xbyak::Address& at, DType t, bool tail);
+  void widen_small(const Vmm& dst, const Xbyak::Address& at, DType t, bool tail);
   void arange_wide(int32_t k, const Vmm& dst);
   void load_constant_wide(int32_t k, const Vmm& dst);
   void store_wide(size_t k, const Vmm& x, bool tail);

@@ -192,6 +192,38 @@ TEST(JitCpuDtypes, ScalarsAndAranges) {
   }
 }
 
+// float16 and bfloat16 beside float64 (Note [Wide kernels]): widened
+// exactly on load in every layout, rounded through float32 as the
+// reference rounds on a cast or a store, summed in float64.
+TEST(JitCpuDtypes, HalfFloatsBesideFloat64) {
+  for (DType t : {DType::Float16, DType::BFloat16})
+    for (size_t li = 0; li < std::size(kLayouts); ++li) {
+      SCOPED_TRACE(std::string(name(t)) + " " + kLayoutNames[li]);
+      const Layout other = kLayouts[li] == Layout::Empty ? Layout::Empty : kLayouts[(li + 1) % 5];
+      Tensor h = in_layout(kLayouts[li], t, 41), d = in_layout(other, DType::Float64, 42);
+      expect_all_generated(check_both({h + d, astype(h, DType::Float64), where(h > d, h, d), astype(d * 300.0, t),
+                                       astype(d, t) + h},
+                                      0));
+      if (kLayouts[li] == Layout::Empty || kLayouts[li] == Layout::Scalar) continue;
+      expect_all_generated(check_both({sum(h * d, std::vector<int64_t>{1}), max(h - d, std::vector<int64_t>{0})}, 1e-12));
+      // Rounded to t once, from float64 totals that may differ in their last bits.
+      expect_all_generated(check_both({sum(astype(d, t), std::vector<int64_t>{1})}, 1e-2));
+    }
+}
+
+// Float aranges beside float64: start + i * step in float64, as the
+// reference computes it, then rounded to the arange's dtype; along the
+// row, and one value per row.
+TEST(JitCpuDtypes, FloatArangesBesideFloat64) {
+  Tensor d = values_of(DType::Float64, {14, 31}, 43), col = values_of(DType::Float64, {434, 1}, 44);
+  for (DType t : {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+    SCOPED_TRACE(name(t));
+    Tensor along = arange(Scalar(-3.5), Scalar(300.0), Scalar(0.7), t);  // 434 elements
+    Tensor per_row = reshape(arange(Scalar(0.1), Scalar(1.5), Scalar(0.1), t), {14, 1});
+    expect_all_generated(check_both({reshape(along, {14, 31}) + d, per_row - d, along * col}, 0));
+  }
+}
+
 TEST(JitCpuDtypes, MaxAndMinOverRowsAndColumns) {
   for (int64_t n : {1, 7, 8, 9, 17, 33, 100}) {
     SCOPED_TRACE("length " + std::to_string(n));
