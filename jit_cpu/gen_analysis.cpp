@@ -117,7 +117,7 @@ void RowKernelGen<Vmm>::check_wide() {
   static constexpr Op kAsTheReference[] = {
       Op::Copy,  Op::Cast,  Op::Where, Op::Add,  Op::Sub,  Op::Mul,  Op::Div,  Op::Sqrt,    Op::Rsqrt,   Op::Reciprocal,
       Op::Neg,   Op::Abs,   Op::Sign,  Op::Relu, Op::Square, Op::Floor, Op::Ceil, Op::Round, Op::Maximum, Op::Minimum,
-      Op::Sum,   Op::Prod,  Op::Max,   Op::Min};  // (over size-1 axes)
+      Op::Mod,   Op::Sum,   Op::Prod,  Op::Max,   Op::Min};  // (over size-1 axes)
   static constexpr Op kMathOfFloat32[] = {Op::Exp, Op::Exp2, Op::Expm1,   Op::Log, Op::Log2, Op::Log1p,
                                           Op::Sigmoid, Op::Tanh, Op::Sin, Op::Cos, Op::Erf, Op::Pow};
   for (size_t v = 0; v < s_.body.size(); ++v) {

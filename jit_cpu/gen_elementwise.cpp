@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "jit_cpu/row_kernel_gen.h"
+#include "jit_cpu/remainder_f64.h"
 
 namespace braze::jit::detail {
 
@@ -130,6 +131,17 @@ void RowKernelGen<Vmm>::compute_float(const KernelOp& op, const Vmm& d, const Vm
     case Op::Sin: math_.sin(d, a(), math_scratch); return;
     case Op::Cos: math_.cos(d, a(), math_scratch); return;
     case Op::Pow: math_.pow(d, a(), b(), math_scratch); return;
+    case Op::Mod: {  // on float64 halves, rounded once, as the reference (Note [Exact remainder])
+      const int xd = alloc(), yd = alloc(), rd = alloc();
+      for (int h = 0; h < 2; ++h) {
+        ops_.to_f64(vr(xd), a(), h);
+        ops_.to_f64(vr(yd), b(), h);
+        RemainderF64<Vmm>(*this, k_, ops_).emit(vr(rd), vr(xd), vr(yd), math_scratch);
+        ops_.from_f64(d, vr(rd), h);
+      }
+      for (int r : {xd, yd, rd}) release(r);
+      return;
+    }
     case Op::Sqrt: vsqrtps(d, a()); return;
     case Op::Rsqrt:
       vsqrtps(s0, a());

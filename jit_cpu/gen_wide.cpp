@@ -9,6 +9,7 @@
 #include "jit_cpu/row_kernel_gen.h"
 #include "jit_cpu/erf_f64.h"
 #include "jit_cpu/pow_f64.h"
+#include "jit_cpu/remainder_f64.h"
 #include "jit_cpu/trig_f64.h"
 
 namespace braze::jit::detail {
@@ -58,6 +59,7 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
       return;
     }
     case Op::Erf: ErfF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch); return;
+    case Op::Mod: RemainderF64<Vmm>(*this, k_, ops_).emit(d, a, b, math_scratch); return;
     case Op::Cos: SinCosF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch, /*cos=*/true); return;
     case Op::Sqrt: vsqrtpd(d, a); return;
     case Op::Rsqrt:

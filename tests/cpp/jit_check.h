@@ -30,7 +30,7 @@ inline std::vector<jit::Isa> isas() {
 }
 
 // Float outputs within a relative and absolute tolerance, NaN only where
-// NaN, the same infinities; integer and bool outputs exactly (as int64:
+// NaN, the same infinities (with tol 0: equal, zeros of the same sign); integer and bool outputs exactly (as int64:
 // a double would round past 2^53).
 inline ::testing::AssertionResult close(const Array& got, const Array& want, double tol) {
   for (int64_t i = 0; i < want.numel() && !is_float(want.dtype); ++i) {
@@ -40,8 +40,8 @@ inline ::testing::AssertionResult close(const Array& got, const Array& want, dou
   for (int64_t i = 0; i < want.numel() && is_float(want.dtype); ++i) {
     double g = load_double(got.dtype, got.data.get(), i), w = load_double(want.dtype, want.data.get(), i);
     if (std::isnan(w) && std::isnan(g)) continue;
-    if (g == w) continue;
-    if (std::isnan(g) || std::isnan(w) || std::isinf(g) || std::isinf(w) ||
+    if (g == w && (tol > 0 || std::signbit(g) == std::signbit(w))) continue;
+    if (g == w || std::isnan(g) || std::isnan(w) || std::isinf(g) || std::isinf(w) ||
         std::abs(g - w) > tol * (1 + std::abs(w)))
       return ::testing::AssertionFailure() << "element " << i << ": got " << g << ", want " << w;
   }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <iterator>
 #include <cstdint>
@@ -82,16 +83,12 @@ TEST(JitCpuDtypes, EveryElementwiseOpDtypeAndLayout) {
 }
 
 // Every element-wise op on float64 in every layout (Note [Wide kernels] in
-// jit_cpu/lanes.h) is generated, except the few that jit_cpu/README.md
-// lists as left to the interpreter in float64.
+// jit_cpu/lanes.h) is generated.
 TEST(JitCpuDtypes, EveryElementwiseOpOnFloat64InEveryLayout) {
-  static constexpr Op kInterpretedInFloat64[] = {Op::Expm1, Op::Log1p, Op::Sin, Op::Cos,
-                                                 Op::Erf,   Op::Pow,   Op::Mod};
-  int compiled = 0, interpreted = 0;
+  int compiled = 0;
   for (size_t o = 0; o < kNumOps; ++o) {
     const Op op = static_cast<Op>(o);
     if (!is_elementwise(op) || info(op).builder != Builder::Auto) continue;
-    const bool left = std::count(std::begin(kInterpretedInFloat64), std::end(kInterpretedInFloat64), op) > 0;
     for (size_t li = 0; li < std::size(kLayouts); ++li) {
       SCOPED_TRACE(std::string(info(op).api) + " " + kLayoutNames[li]);
       std::vector<Operand> xs;
@@ -100,15 +97,47 @@ TEST(JitCpuDtypes, EveryElementwiseOpOnFloat64InEveryLayout) {
                                static_cast<uint32_t>(17 * o + 3 * i)));
       Tensor y = record(op, std::span<const Operand>(xs.data(), xs.size()));
       Checked c = check_both({y}, 1e-13);
-      if (!left) {
-        EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
-      }
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
       compiled += c.compiled;
-      interpreted += c.interpreted;
       if (HasFailure()) return;
     }
   }
-  std::printf("float64 op x layout: %d kernels generated, %d interpreted\n", compiled, interpreted);
+  std::printf("float64 op x layout: %d kernels generated\n", compiled);
+}
+
+// Python's % of floats (Note [Exact remainder] in jit_cpu/remainder_f64.h)
+// bit for bit as the reference's fmod-based one, signed zeros included:
+// every pair of edges, quotients from 0 to 2^2098 (every step count of the
+// reduction), and dividends a multiple of the divisor give or take an ulp,
+// where a quotient rounds to the integer next to the true one.
+TEST(JitCpuDtypes, FloatRemainderIsExact) {
+  for (DType t : {DType::Float64, DType::Float32, DType::Float16}) {
+    SCOPED_TRACE(name(t));
+    const bool f64 = t == DType::Float64, f32 = t == DType::Float32;
+    const double top = f64 ? DBL_MAX : f32 ? FLT_MAX : 65504.0, tiny = f64 ? 0x1p-1074 : f32 ? 0x1p-149 : 0x1p-24;
+    const std::vector<double> edges = {0.0, -0.0, 1.0, -1.0, 3.0, -7.5, 0.1, top, -top, tiny, -tiny, 0x1p-14,
+                                       INFINITY, -INFINITY, NAN};
+    std::vector<double> a, b;
+    for (double x : edges)
+      for (double y : edges) a.push_back(x), b.push_back(y);
+    std::mt19937_64 rng(7);
+    const int span = f64 ? 2098 : f32 ? 277 : 40;
+    std::uniform_real_distribution<double> unit(1.0, 2.0);
+    for (int i = 0; i < 600; ++i) {
+      const int ey = -static_cast<int>(rng() % (span / 2 + 1)), ex = ey + static_cast<int>(rng() % (span / 2 + 1));
+      double y = std::ldexp(unit(rng), ey) * (rng() % 2 ? 1 : -1), x = std::ldexp(unit(rng), ex) * (rng() % 2 ? 1 : -1);
+      if (i % 3 == 0) x = y * static_cast<double>(rng() % 100000 + 1) * (i % 2 ? 1 : -1);  // a multiple, rounded
+      if (i % 3 == 1) x = std::nextafter(y * static_cast<double>(rng() % (uint64_t{1} << 40) + 1), 0.0);
+      a.push_back(x), b.push_back(y);
+    }
+    const int64_t n = static_cast<int64_t>(a.size());
+    Tensor x = from_vector<double>(a, {n}, DType::Float64), y = from_vector<double>(b, {n}, DType::Float64);
+    if (!f64) {
+      x = astype(x, t), y = astype(y, t);
+      realize({x, y});
+    }
+    expect_all_generated(check_both({x % y, y % x, x % 2.5, full({n}, Scalar(-1.0), t) % y}, 0));
+  }
 }
 
 Tensor ints(std::vector<int64_t> v, DType t) {
