@@ -46,14 +46,14 @@ namespace braze::jit {
 // integer remainder divides lane by lane (idiv: no vector instruction
 // divides integers, and a float64 quotient is not exact past 2^53). A
 // float32 result is computed in float64 and rounded once, admitted only
-// for the ops where that is what the reference computes (+ - * / sqrt min
-// max abs rounding, casts, where, sums and products along the row) and for
+// for the ops where that is what the reference computes (+ - * / % sqrt
+// min max abs rounding, casts, where, sums and products along the row) and for
 // the math functions (their float64 versions, rounded once, are within
 // 0.5 ulp + 2^-28 of the exact float32 result). AVX2 has no 64-bit
 // multiply, max, min or abs; those are sequences (jit_cpu/int_ops.h,
-// long_ops.h). What a wide kernel does not hold (float16 and bfloat16,
-// float remainders, float32 sums down a column) is listed in
-// jit_cpu/README.md.
+// long_ops.h). float16 and bfloat16 values compute as float32 values do
+// (rounds_to_float32) and round to their dtype, through float32 as the
+// reference rounds, on a cast or a store.
 enum class Lanes { Float, Int, Mask, Double, Long };
 
 inline std::optional<Lanes> lanes_of(DType t) {
