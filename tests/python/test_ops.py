@@ -354,6 +354,48 @@ def test_small_integer_powers_are_multiplications(dtype, n):
         assert "Pow" in ops(other)
 
 
+@pytest.mark.parametrize("dtype", [np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)], ids=str)
+def test_float_remainder_is_numpys_bit_for_bit(dtype):
+    # Note [Exact remainder] (jit_cpu/remainder_f64.h): the CPU kernel's %
+    # is exact, so it equals NumPy's, signed zeros included, for quotients
+    # up to the whole range of the dtype, and no kernel is interpreted.
+    f = np.finfo(dtype)
+    rng = np.random.default_rng(3)
+    edges = np.array([0.0, -0.0, 1.0, -1.0, 2.5, -7.0, f.max, -f.max, f.tiny, f.smallest_subnormal, np.inf, -np.inf,
+                      np.nan], dtype=dtype)
+    with np.errstate(all="ignore"):
+        spread = (rng.uniform(-2, 2, 3000) * np.exp2(rng.integers(f.minexp - f.nmant, f.maxexp, 3000))).astype(dtype)
+        a = np.concatenate([np.repeat(edges, edges.size), spread])
+        b = np.concatenate([np.tile(edges, edges.size), spread[::-1]])
+        want = np.remainder(a, b), np.remainder(b[::2], 3.0)
+    before = bz.stats()["kernels_interpreted"]
+    got = (bz.tensor(a) % bz.tensor(b)).numpy(), (bz.tensor(b)[::2] % 3.0).numpy()
+    assert bz.stats()["kernels_interpreted"] == before
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+        numbers = ~np.isnan(w)
+        np.testing.assert_array_equal(np.signbit(g[numbers]), np.signbit(w[numbers]))
+
+
+@pytest.mark.parametrize("half", ["float16", "bfloat16"])
+def test_half_floats_beside_float64_are_generated(half):
+    # float16 and bfloat16 beside float64 run in a wide kernel (Note [Wide
+    # kernels] in jit_cpu/lanes.h): widened exactly, rounded once on a cast.
+    rng = np.random.default_rng(4)
+    d = rng.standard_normal((5, 37)) * 100
+    h = bz.tensor(d).astype(getattr(bz, half))
+    bz.realize(h)  # an input of the kernels below, not a cast in them
+    before = bz.stats()["kernels_interpreted"]
+    exact = h.astype(bz.float64).numpy()
+    got = (h + bz.tensor(d)).numpy(), (bz.tensor(d) * 3).astype(getattr(bz, half)).astype(bz.float64).numpy()
+    assert bz.stats()["kernels_interpreted"] == before
+    np.testing.assert_array_equal(got[0], exact + d)
+    np.testing.assert_array_equal(got[1], (bz.tensor(d * 3).astype(getattr(bz, half))).astype(bz.float64).numpy())
+    if half == "float16":
+        np.testing.assert_array_equal(exact, d.astype(np.float16).astype(np.float64))
+
+
 @pytest.mark.parametrize("dtype", [np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int32)], ids=str)
 def test_integer_arithmetic_wraps(dtype):
     info = np.iinfo(dtype)
