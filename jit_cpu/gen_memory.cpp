@@ -202,15 +202,8 @@ void RowKernelGen<Vmm>::load_constant(int32_t k, const Vmm& dst) {
       vpbroadcastd(dst, x0);
       return;
     case DType::Float16:
-      movzx(r9d, word[rax]);
-      vmovd(x0, r9d);
-      vcvtph2ps(x0, x0);
-      vbroadcastss(dst, x0);
-      return;
     case DType::BFloat16:
-      movzx(r9d, word[rax]);
-      shl(r9d, 16);
-      vmovd(x0, r9d);
+      load_half_float(in.dtype, x0);
       vbroadcastss(dst, x0);
       return;
     case DType::Bool:
@@ -223,8 +216,19 @@ void RowKernelGen<Vmm>::load_constant(int32_t k, const Vmm& dst) {
   }
 }
 
+// x = the float16 or bfloat16 at [rax] as a float32 (exact), in x's
+// first lane.
+template <class Vmm>
+void RowKernelGen<Vmm>::load_half_float(DType t, const Xbyak::Xmm& x) {
+  movzx(r9d, word[rax]);
+  if (t == DType::BFloat16) shl(r9d, 16);  // the high half of a float32
+  vmovd(x, r9d);
+  if (t == DType::Float16) vcvtph2ps(x, x);
+}
+
 // float32 lanes to bfloat16 bits in the low half of each 32-bit lane,
-// rounding to nearest even; NaN stays a quiet NaN.
+// rounding to nearest even; a NaN is made quiet and truncated, as
+// graph/half.h does.
 template <class Vmm>
 void RowKernelGen<Vmm>::to_bf16_bits(const Vmm& dst, const Vmm& x) {
   vpsrld(scratch(1), x, 16);
@@ -233,7 +237,8 @@ void RowKernelGen<Vmm>::to_bf16_bits(const Vmm& dst, const Vmm& x) {
   vpaddd(dst, x, scratch(1));
   vpsrld(dst, dst, 16);
   ops_.cmp(scratch(1), x, x, Ops::Unord);
-  vmovaps(scratch(2), k_.bits_of(0x7fc0));
+  vpsrld(scratch(2), x, 16);
+  vorps(scratch(2), scratch(2), k_.bits_of(0x40));
   ops_.blend(dst, dst, scratch(2), scratch(1));
 }
 

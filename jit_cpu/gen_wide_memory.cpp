@@ -1,8 +1,9 @@
 // Loads and stores of wide kernels (Note [Wide kernels] in lanes.h): float64
 // and int64 as they are, float32, float16 and bfloat16 widened exactly on
 // load (rounded on store, through float32 as the reference rounds), int32,
-// int8 and uint8 sign- or zero-extended on load (narrowed on store), bools as 64-bit masks; tails under k1 (AVX-512) or vmaskmov or
-// the bounce area (AVX2), strided inputs by gathers, aranges computed.
+// int8 and uint8 sign- or zero-extended on load (narrowed on store), bools
+// as 64-bit masks; tails under k1 (AVX-512) or vmaskmov or the bounce area
+// (AVX2), strided inputs by gathers, aranges computed.
 #include <array>
 #include <string>
 
@@ -225,10 +226,7 @@ void RowKernelGen<Vmm>::load_constant_wide(int32_t k, const Vmm& dst) {
       return broadcast_r9();
     case DType::Float16:
     case DType::BFloat16:
-      movzx(r9d, word[rax]);
-      if (in.dtype == DType::BFloat16) shl(r9d, 16);  // the high half of a float32
-      vmovd(x0, r9d);
-      if (in.dtype == DType::Float16) vcvtph2ps(x0, x0);
+      load_half_float(in.dtype, x0);
       vcvtss2sd(x0, x0, x0);
       vbroadcastsd(dst, x0);
       return;

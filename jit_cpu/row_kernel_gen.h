@@ -317,6 +317,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void bounce_strided(int size, int64_t step, int n);
   void bounce_out(int size);
   void load_constant(int32_t k, const Vmm& dst);
+  void load_half_float(DType t, const Xbyak::Xmm& x);
   void to_bf16_bits(const Vmm& dst, const Vmm& x);
   void store_element(size_t k, const Vmm& x, bool tail);
   void store_scalar(size_t k, const Vmm& x);

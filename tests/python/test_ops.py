@@ -378,6 +378,18 @@ def test_float_remainder_is_numpys_bit_for_bit(dtype):
         np.testing.assert_array_equal(np.signbit(g[numbers]), np.signbit(w[numbers]))
 
 
+def test_bfloat16_nan_keeps_its_sign_and_payload():
+    # A float32 NaN rounded to bfloat16 is made quiet and truncated
+    # (graph/half.h), in a kernel's vector and scalar stores alike.
+    bits = np.array([0x7FFFFFFF, 0xFFC00000, 0x7F800001, 0xFF812345, 0x3F800000] * 7, dtype=np.uint32)
+    x = bits.view(np.float32)
+    want = np.where(np.isnan(x), (bits >> 16) | 0x40, bits >> 16).astype(np.uint32) << 16
+    vector = bz.tensor(x).astype(bz.bfloat16).astype(bz.float32).numpy().view(np.uint32)
+    np.testing.assert_array_equal(vector, want)
+    scalar = bz.max(bz.tensor(x[:1]).astype(bz.bfloat16)).astype(bz.float32).numpy().view(np.uint32)
+    assert scalar == want[0]
+
+
 @pytest.mark.parametrize("half", ["float16", "bfloat16"])
 def test_half_floats_beside_float64_are_generated(half):
     # float16 and bfloat16 beside float64 run in a wide kernel (Note [Wide
