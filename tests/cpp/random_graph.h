@@ -25,11 +25,13 @@
 namespace braze::testing {
 
 struct RandomGraphOptions {
-  // Divisors are kept at least 0.5 away from zero. A fuzzer that compares
-  // against results computed with other rounding (the CPU JIT's vector
-  // exp, sigmoid, ... are a few ulp from the interpreter's) needs it:
+  // Divisors and pow's bases are kept at least 0.5 away from zero, pow's
+  // constant exponents finite, log1p's argument away from -1 (|a|) and
+  // sin's and cos's within [-64, 64]. A fuzzer that compares against
+  // results computed with other rounding (the CPU JIT's vector exp,
+  // sigmoid, ... are a few ulp from the interpreter's) needs it:
   // x / (sigmoid(x) - y) turns a one-ulp difference into a finite number
-  // against an infinity.
+  // against an infinity, erf(x) ** inf one below 1 into 0 against 1.
   bool well_conditioned = false;
   // The JIT fuzzer's: float64 graphs, and expm1, log1p, sin, cos, erf and
   // pow of two values; int64 graphs. Other users keep their streams.
@@ -104,7 +106,17 @@ class RandomGraph {
         }
         static constexpr Op unary[] = {Op::Exp, Op::Neg, Op::Tanh, Op::Abs, Op::Sigmoid, Op::Sqrt, Op::Square};
         static constexpr Op math[] = {Op::Expm1, Op::Log1p, Op::Sin, Op::Cos, Op::Erf};
-        if (more_math_ && coin(0.5)) return g.apply(math[pick(0, 4)], {a});
+        if (more_math_ && coin(0.5)) {
+          Op m = math[pick(0, 4)];
+          // log1p near -1 turns an ulp of its argument into any number,
+          // and sin and cos of a large one (pow's 10^4) into any of [-1, 1].
+          if (m == Op::Log1p && well_conditioned_) a = g.apply(Op::Abs, {a});
+          if ((m == Op::Sin || m == Op::Cos) && well_conditioned_) {
+            NodeId bound = g.broadcast_to(g.constant(g[a].dtype, 64.0), g[a].shape());
+            a = g.apply(Op::Maximum, {g.apply(Op::Minimum, {a, bound}), g.apply(Op::Neg, {bound})});
+          }
+          return g.apply(m, {a});
+        }
         return g.apply(unary[pick(0, 6)], {a});
       }
       case 1:
@@ -113,7 +125,10 @@ class RandomGraph {
           Shape s = broadcast_shapes(g[a].shape(), g[b].shape(), "fuzz");
           NodeId four = g.broadcast_to(g.constant(dtype_, 4.0), g[b].shape());
           NodeId y = g.apply(Op::Maximum, {g.apply(Op::Minimum, {b, four}), g.apply(Op::Neg, {four})});
-          return g.apply(Op::Pow, {g.broadcast_to(g.apply(Op::Abs, {a}), s), g.broadcast_to(y, s)});
+          NodeId base = g.apply(Op::Abs, {a});
+          if (well_conditioned_)  // |a| + 0.5: 0 ** -y is a pole, as a division by 0
+            base = g.apply(Op::Add, {base, g.broadcast_to(g.constant(g[a].dtype, 0.5), g[a].shape())});
+          return g.apply(Op::Pow, {g.broadcast_to(base, s), g.broadcast_to(y, s)});
         }
         static constexpr Op binary[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Maximum};
         Op op = binary[pick(0, 4)];
@@ -184,6 +199,8 @@ class RandomGraph {
     NodeId c = coin(0.5) ? g.constant(dtype_, kIdentity[k]) : special_constant(g);
     static constexpr Op kFolds[] = {Op::Add, Op::Mul, Op::Sub, Op::Maximum, Op::Div};
     if (coin(0.3)) c = g.apply(kFolds[pick(0, 4)], {c, special_constant(g)});
+    // x ** inf and x ** nan jump at |x| = 1, where one ulp decides.
+    if (well_conditioned_ && op == Op::Pow) c = g.constant(dtype_, kIdentity[k]);
     if (well_conditioned_ && op == Op::Div) {
       if (constant_first) a = g.apply(Op::Add, {g.apply(Op::Abs, {a}), g.broadcast_to(g.constant(float_dtype(), 0.5), g[a].shape())});
       else c = g.constant(dtype_, 2.0);
