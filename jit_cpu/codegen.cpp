@@ -17,7 +17,8 @@ namespace {
 template <class Vmm>
 class GeneratedKernel final : public CompiledKernel {
  public:
-  GeneratedKernel(RowPlan plan, const KernelSpec& spec) : CompiledKernel(std::move(plan)), gen_(spec, plan_) {
+  GeneratedKernel(RowPlan plan, const KernelSpec& spec, bool constants_in_memory)
+      : CompiledKernel(std::move(plan)), gen_(spec, plan_, constants_in_memory) {
     gen_.generate();
     streaming_stores_ = gen_.streams();
     scratch_floats_ = gen_.stash_floats();
@@ -32,12 +33,23 @@ class GeneratedKernel final : public CompiledKernel {
   detail::RowKernelGen<Vmm> gen_;
 };
 
+// Note [Constants in memory] (row_kernel_gen.h): a second try when the
+// registers run out.
+template <class Vmm>
+std::unique_ptr<CompiledKernel> generate(const KernelSpec& spec) {
+  try {
+    return std::make_unique<GeneratedKernel<Vmm>>(plan_rows(spec), spec, false);
+  } catch (const detail::OutOfRegisters&) {
+    return std::make_unique<GeneratedKernel<Vmm>>(plan_rows(spec), spec, true);
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<CompiledKernel> compile(const KernelSpec& spec, Isa isa, std::string& why) {
   try {
-    if (isa == Isa::Avx512) return std::make_unique<GeneratedKernel<Xbyak::Zmm>>(plan_rows(spec), spec);
-    return std::make_unique<GeneratedKernel<Xbyak::Ymm>>(plan_rows(spec), spec);
+    if (isa == Isa::Avx512) return generate<Xbyak::Zmm>(spec);
+    return generate<Xbyak::Ymm>(spec);
   } catch (const detail::Unsupported& e) {
     why = std::string("the CPU code generator does not emit ") + e.what() + " yet";
     return nullptr;

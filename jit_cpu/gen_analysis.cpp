@@ -160,8 +160,10 @@ void RowKernelGen<Vmm>::analyse() {
       elem_[v] = in.kind != KernelInput::Kind::Scalar && p_.inputs[op.input].inner_stride != 0;
     } else if (reduces(op)) {
       stage_[v] = stage_[op.args[0]] + 1;
-      // A column reduction varies along the row, unless the row is reduced too.
-      elem_[v] = p_.columns && !p_.reduces && elem_[op.args[0]];
+      // A column reduction's totals are per column, unless the row is
+      // reduced too: even a total of a value the same along the row
+      // (b[:, None] summed over axis 0) is kept and read per column.
+      elem_[v] = p_.columns && !p_.reduces;
     } else {
       for (int32_t a : op.args) {
         elem_[v] = elem_[v] || elem_[a];
@@ -169,6 +171,31 @@ void RowKernelGen<Vmm>::analyse() {
       }
     }
   }
+  // Note [Constant lifetimes]
+  // A row constant holds a register from when it is computed until the
+  // last point that reads it (release_constants), or for a column plan
+  // until the unit's results. One that only other row constants read
+  // (a chain of ops on scalars, or on a one-element domain's values)
+  // gives its register back as soon as the last of them is computed, so
+  // a long chain fits in the registers. Row constants are computed stage
+  // by stage, in body order within a stage (row_constants,
+  // unit_constants): "last" is in that order.
+  last_constant_reader_.assign(n, -1);
+  std::vector<bool> read_otherwise(n, false);  // per element, by a reduction, or stored
+  const int last_stage = n ? *std::max_element(stage_.begin(), stage_.end()) : 0;
+  for (int st = 0; st <= last_stage; ++st)
+    for (size_t v = 0; v < n; ++v) {
+      const KernelOp& op = s_.body[v];
+      if (stage_[v] != st) continue;
+      const bool constant = !elem_[v] && !reduces(op);
+      for (int32_t a : op.args) {
+        if (constant) last_constant_reader_[a] = static_cast<int32_t>(v);
+        else read_otherwise[a] = true;
+      }
+    }
+  for (const KernelOutput& o : s_.outputs) read_otherwise[o.value] = true;
+  for (size_t v = 0; v < n; ++v)
+    if (read_otherwise[v]) last_constant_reader_[v] = -1;
   passes_ = 0;
   for (size_t v = 0; v < n; ++v)
     if (reduces(s_.body[v])) passes_ = std::max(passes_, stage_[s_.body[v].args[0]] + 1);

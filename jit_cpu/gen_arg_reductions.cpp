@@ -1,5 +1,6 @@
-// argmax and argmin along the row (Note [Arg reductions]): per lane a best
-// value and its index, then the best lane.
+// argmax and argmin (Note [Arg reductions]): along the row, per lane a best
+// value and its index, then the best lane; down columns, per column.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -24,12 +25,21 @@ namespace braze::jit::detail {
 // plan's scratch rows hold each column's index (the reduction's slot, what
 // its results read) and best value (the next slot), and a row's index is
 // its place in R. Such a kernel is wide, so its int64 indices are stored
-// from Long lanes. Over the row and columns at once, it is interpreted.
+// from Long lanes.
+//
+// Over the rows and the columns at once (bz.argmax(x.T): a column plan
+// that reduces the row too), the answer is the first best in the order of
+// the domain's reduced axes, which the plan keeps: row r of R, column c is
+// element r C + c. So the pass down the columns keeps r C as the index,
+// and the step along the row (reduce_arg_along_row) adds c and picks the
+// best column. Each column has kept its first best, but a later column's
+// may come first (a smaller r), so that step takes an equal value, or a
+// NaN beside a NaN, when its index is lower.
 template <class Vmm>
 bool RowKernelGen<Vmm>::arg_reduction(const KernelSpec& s, const RowPlan& p, int32_t v) {
   const KernelOp& op = s.body[v];
   if ((op.op != Op::ArgMax && op.op != Op::ArgMin) || op.attr.ints.empty()) return false;
-  if (p.columns) return !p.reduces && fits_int32(p.reduce_length);
+  if (p.columns) return fits_int32(p.reduce_length) && fits_int32(p.row_length);
   return p.reduces && fits_int32(p.row_length + 16);
 }
 
@@ -100,10 +110,55 @@ void RowKernelGen<Vmm>::accumulate_column_arg(int32_t r, const Vmm& x) {
   vmovups(stash_at(stash_slot_[r] + 1), best);
   vmovups(index, stash_at(stash_slot_[r]));
   mov(rax, qword[rsp + count_slot_]);  // rows of R done: this row's place
+  if (p_.reduces) imul(rax, rax, static_cast<int>(p_.row_length));  // and its first element's
   vmovq(Xbyak::Xmm(s.getIdx()), rax);
   vpbroadcastq(s, Xbyak::Xmm(s.getIdx()));
   ops_.blend(index, index, s, take, width());
   vmovups(stash_at(stash_slot_[r]), index);
+}
+
+// Over the rows and columns at once: the best of the unit's columns, its
+// index r C + c, broadcast into the reduction's unit slot.
+template <class Vmm>
+void RowKernelGen<Vmm>::reduce_arg_along_row(int32_t r, int64_t width) {
+  std::fill(std::begin(used_), std::end(used_), false);
+  const Vmm best = vr(alloc()), index = vr(alloc()), x = vr(alloc()), at = vr(alloc());
+  const Vmm take = scratch(0), s = scratch(1), s2 = scratch(2);
+  const bool ints = arg_lanes(r) == Lanes::Long;
+  vmovaps(best, arg_start(r));
+  vxorps(index, index, index);
+  std::array<uint32_t, 16> iota{};
+  for (uint32_t i = 0; i < 8; ++i) iota[2 * i] = i;
+  each_vector(width, [&](bool tail) {
+    vmovups(x, stash_at(stash_slot_[r] + 1));
+    vmovups(at, stash_at(stash_slot_[r]));
+    vmovq(Xbyak::Xmm(s.getIdx()), r8);
+    vpbroadcastq(s, Xbyak::Xmm(s.getIdx()));
+    vpaddq(s, s, k_.lanes(iota));
+    vpaddq(at, at, s);  // r C + c
+    arg_takes(r, take, best, x, s);
+    // or the same value (both NaN, for floats) at a lower index
+    if (ints) {
+      ints_.cmp(s, x, best, IntOps<Vmm>::Eq, Width::k64);
+    } else {
+      ops_.cmp(s, x, x, Ops::Unord, Width::k64);
+      ops_.cmp(s2, best, best, Ops::Unord, Width::k64);
+      vandps(s, s, s2);
+      ops_.cmp(s2, x, best, Ops::Eq, Width::k64);
+      vorps(s, s, s2);
+    }
+    ints_.cmp(s2, at, index, IntOps<Vmm>::Lt, Width::k64);
+    vandps(s, s, s2);
+    vorps(take, take, s);
+    if (tail) vandps(take, take, tail_mask());
+    ops_.blend(index, index, at, take, Width::k64);
+    ops_.blend(best, best, x, take, Width::k64);
+  });
+  finish_arg(r, best, index);
+  vmovq(Xbyak::Xmm(best.getIdx()), rax);
+  vpbroadcastq(best, Xbyak::Xmm(best.getIdx()));
+  vmovups(unit_value_at(unit_slot_[r]), best);
+  std::fill(std::begin(used_), std::end(used_), false);
 }
 
 // The best lane of best/index: NaN first, then the better value, then

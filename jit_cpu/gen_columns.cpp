@@ -16,18 +16,6 @@ std::vector<int32_t> RowKernelGen<Vmm>::column_reductions() const {
   return out;
 }
 
-template <class Vmm>
-void RowKernelGen<Vmm>::check_columns() {
-  for (size_t v = 0; v < s_.body.size(); ++v) {
-    const KernelOp& op = s_.body[v];
-    if (reduces(op) && !elem_[op.args[0]])
-      throw Unsupported("a column reduction of a value that does not vary along the row");
-  }
-  for (const KernelOutput& o : s_.outputs)
-    if (!elem_[o.value] && !(p_.reduces && o.space == Space::Reduced))
-      throw Unsupported("a column reduction with an output that does not vary along the row");
-}
-
 // Passes down the columns: pass p feeds the reductions of values of stage
 // p and stores the Full outputs of stage p (x - x.mean(0) takes two).
 template <class Vmm>
@@ -41,26 +29,7 @@ int RowKernelGen<Vmm>::column_passes() const {
 }
 
 template <class Vmm>
-template <class F>
-void RowKernelGen<Vmm>::each_vector(int64_t width, F body) {
-  xor_(r8, r8);
-  if (width >= V) {
-    Xbyak::Label loop;
-    L_(loop);
-    body(false);
-    add(r8, V);
-    cmp(r8, static_cast<int>(width - V));
-    jle(loop, T_NEAR);
-  }
-  if (width % V != 0) {
-    mov(r8, width - width % V);
-    body(true);
-  }
-}
-
-template <class Vmm>
 void RowKernelGen<Vmm>::generate_columns() {
-  check_columns();
   const std::vector<int32_t> reds = column_reductions();
   stash_slot_.assign(s_.body.size(), -1);
   for (size_t i = 0; i < reds.size(); ++i) stash_slot_[reds[i]] = static_cast<int>(2 * i);
@@ -75,7 +44,8 @@ void RowKernelGen<Vmm>::generate_columns() {
   count_slot_ = out_slot_ + 8 * static_cast<int>(s_.outputs.size());
   // The rows done, then a counter per reduced group but the outermost.
   partials_slot_ = count_slot_ + 8 * static_cast<int>(p_.reduce_extents.size());
-  frame_ = (partials_slot_ + 8 + 15) / 16 * 16 + 8;
+  const_slot_ = partials_slot_ + 8;
+  frame_ = (const_slot_ + constant_slot_bytes() + 15) / 16 * 16 + 8;
 
   sub(rsp, frame_);
   mov(qword[rsp + kScratchPtr], r8);
@@ -207,9 +177,7 @@ void RowKernelGen<Vmm>::column_unit(int64_t width, const std::vector<int32_t>& r
   for (size_t v = 0; v < s_.body.size(); ++v) {
     const KernelOp& op = s_.body[v];
     if (elem_[v] || stage_[v] != 0 || op.space != Space::Reduced) continue;
-    const_reg_[v] = alloc();
-    if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
-    else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
+    compute_constant(static_cast<int32_t>(v));
   }
   if (!results.stores.empty()) each_vector(width, [&](bool tail) { pass_body(results, tail); });
   std::fill(std::begin(used_), std::end(used_), false);
@@ -400,22 +368,21 @@ template <class Vmm>
 void RowKernelGen<Vmm>::unit_constants(int st) {
   const_reg_.assign(s_.body.size(), -1);
   std::fill(std::begin(used_), std::end(used_), false);
-  for (size_t v = 0; v < s_.body.size(); ++v) {
-    const KernelOp& op = s_.body[v];
-    if (elem_[v] || stage_[v] > st) continue;
-    const_reg_[v] = alloc();
-    if (reduces(op)) vmovups(vr(const_reg_[v]), unit_value_at(unit_slot_[v]));
-    else if (op.op == Op::Input) load_constant(op.input, vr(const_reg_[v]));
-    else compute(op, vr(const_reg_[v]), [&](int32_t a) { return vr(const_reg_[a]); });
-  }
+  for (int at = 0; at <= st; ++at)  // in the order of Note [Constant lifetimes]
+    for (size_t v = 0; v < s_.body.size(); ++v)
+      if (!elem_[v] && stage_[v] == at) compute_constant(static_cast<int32_t>(v));
 }
 
 // Reduced along the row too: the unit's outputs, one value each.
 template <class Vmm>
 void RowKernelGen<Vmm>::unit_results(int st) {
   unit_constants(st);
-  for (size_t k = 0; k < s_.outputs.size(); ++k)
-    if (s_.outputs[k].space == Space::Reduced) store_scalar(k, vr(const_reg_[s_.outputs[k].value]));
+  for (size_t k = 0; k < s_.outputs.size(); ++k) {
+    if (s_.outputs[k].space != Space::Reduced) continue;
+    std::vector<int> loaded;
+    store_scalar(k, constant(s_.outputs[k].value, loaded));
+    release_all(loaded);
+  }
   std::fill(std::begin(used_), std::end(used_), false);
 }
 
@@ -429,6 +396,7 @@ Xbyak::Address RowKernelGen<Vmm>::unit_value_at(int slot) {
 // its unit slot. Sums are blocked like a row's (Note [Blocked sums]).
 template <class Vmm>
 void RowKernelGen<Vmm>::reduce_along_row(int32_t r, int64_t width) {
+  if (arg_reduction(r)) return reduce_arg_along_row(r, width);
   Op op = s_.body[r].op;
   std::fill(std::begin(used_), std::end(used_), false);
   const Vmm acc = vr(alloc()), block = vr(alloc());

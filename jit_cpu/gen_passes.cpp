@@ -207,7 +207,8 @@ void RowKernelGen<Vmm>::pass_body(Pass& pass, bool tail) {
     for (int32_t a : s_.body[pass.values[i]].args) last[a] = i;
   for (int32_t r : pass.reductions) last[s_.body[r].args[0]] = SIZE_MAX;
   for (size_t k : pass.stores) last[s_.outputs[k].value] = SIZE_MAX;
-  auto value = [&](int32_t a) { return elem_[a] ? vr(reg.at(a)) : vr(const_reg_[a]); };
+  std::vector<int> loaded;  // Note [Constants in memory]: freed after each op
+  auto value = [&](int32_t a) { return elem_[a] ? vr(reg.at(a)) : constant(a, loaded); };
 
   for (int32_t v : pass.from_stash) {
     reg[v] = alloc();
@@ -219,6 +220,7 @@ void RowKernelGen<Vmm>::pass_body(Pass& pass, bool tail) {
     int r = alloc();
     if (op.op == Op::Input) load_element(op.input, vr(r), tail);
     else compute(op, vr(r), value);
+    release_all(loaded);
     reg[v] = r;
     if (stash_slot_[v] >= 0) vmovups(stash_at(stash_slot_[v]), vr(r));
     for (int32_t a : op.args)
@@ -227,8 +229,14 @@ void RowKernelGen<Vmm>::pass_body(Pass& pass, bool tail) {
         reg.erase(a);
       }
   }
-  for (int32_t r : pass.reductions) accumulate(pass, r, value(s_.body[r].args[0]), tail);
-  for (size_t k : pass.stores) store_element(k, value(s_.outputs[k].value), tail);
+  for (int32_t r : pass.reductions) {
+    accumulate(pass, r, value(s_.body[r].args[0]), tail);
+    release_all(loaded);
+  }
+  for (size_t k : pass.stores) {
+    store_element(k, value(s_.outputs[k].value), tail);
+    release_all(loaded);
+  }
   for (auto [v, r] : reg) release(r);
 }
 

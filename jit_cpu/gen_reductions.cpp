@@ -33,7 +33,7 @@ bool RowKernelGen<Vmm>::int64_row_total(const KernelSpec& s, const RowPlan& p, i
   if (op.dtype != DType::Int64) return false;
   bool sum = op.op == Op::Sum && reduces_row(op, p) && lanes_of(s.body[op.args[0]].dtype);
   bool copy = op.op == Op::Copy && int64_row_total(s, p, op.args[0]);
-  bool arg = arg_reduction(s, p, v) && lanes_of(s.body[op.args[0]].dtype) == Lanes::Float;
+  bool arg = arg_reduction(s, p, v) && reduces_row(op, p) && lanes_of(s.body[op.args[0]].dtype) == Lanes::Float;
   if (!sum && !copy && !arg) return false;
   for (const KernelOp& user : s.body)  // a copy (a reshape's) is checked on its own
     if (user.op != Op::Copy && std::count(user.args.begin(), user.args.end(), v)) return false;
@@ -195,7 +195,7 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
     release(pass.index[r]);
     vmovq(Xbyak::Xmm(0), rax);
     vpbroadcastq(vr(acc), Xbyak::Xmm(0));
-    const_reg_[r] = acc;
+    keep_constant(r, acc);
     return;
   }
   if (int64_row_total(r)) {  // the row's int64 total, broadcast
@@ -204,7 +204,7 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
     for (int i = 1; i < V / 2; ++i) add(rax, qword[rsp + kBounce + 8 * i]);
     vmovq(Xbyak::Xmm(0), rax);
     vpbroadcastq(vr(acc), Xbyak::Xmm(0));
-    const_reg_[r] = acc;
+    keep_constant(r, acc);
     return;
   }
   if (pass.total.count(r)) {
@@ -215,7 +215,7 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
   // A float32 sum or product of a wide kernel, accumulated in float64 as
   // the reference accumulates it in double, rounds once.
   if (wide_ && rounds_to_float32(s_.body[r].dtype)) convert_wide(vr(acc), vr(acc), DType::Float64, DType::Float32);
-  const_reg_[r] = acc;
+  keep_constant(r, acc);
 }
 
 // acc = reduction r of acc's lanes, in every lane (through the bounce area).

@@ -27,7 +27,8 @@ void RowKernelGen<Vmm>::generate() {
   out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
   tile_slot_ = out_slot_ + 8 * static_cast<int>(s_.outputs.size());
   pair_slot_ = tile_slot_ + tiles_ * G * W * 4;  // Note [Tile pairs]
-  frame_ = (pair_slot_ + 8 * (kPairSlots + static_cast<int>(s_.inputs.size())) + 15) / 16 * 16 + 8;
+  const_slot_ = pair_slot_ + 8 * (kPairSlots + static_cast<int>(s_.inputs.size()));
+  frame_ = (const_slot_ + constant_slot_bytes() + 15) / 16 * 16 + 8;
 
   sub(rsp, frame_);
   mov(qword[rsp + kScratchPtr], r8);
@@ -272,15 +273,51 @@ void RowKernelGen<Vmm>::row_constants(int st) {
   for (size_t v = 0; v < s_.body.size(); ++v) {
     const KernelOp& op = s_.body[v];
     if (elem_[v] || stage_[v] != st || reduces(op)) continue;
-    int r = alloc();
-    if (op.op == Op::Input) load_constant(op.input, vr(r));
-    else compute(op, vr(r), [&](int32_t a) { return vr(const_reg_[a]); });
-    const_reg_[v] = r;
+    compute_constant(static_cast<int32_t>(v));
   }
   for (size_t k = 0; k < s_.outputs.size(); ++k) {
     const KernelOutput& o = s_.outputs[k];
-    if (!stored_per_element(o) && stage_[o.value] == st) store_scalar(k, vr(const_reg_[o.value]));
+    if (stored_per_element(o) || stage_[o.value] != st) continue;
+    std::vector<int> loaded;
+    store_scalar(k, constant(o.value, loaded));
+    release_all(loaded);
   }
+}
+
+// Row constant v into a register of its own: an input's value, a column
+// plan's unit value (Note [Column reductions]), or an op of other row
+// constants, whose registers it frees where it is their last reader
+// (Note [Constant lifetimes]).
+template <class Vmm>
+void RowKernelGen<Vmm>::compute_constant(int32_t v) {
+  const KernelOp& op = s_.body[v];
+  const int reg = alloc();
+  if (op.op == Op::Input) {
+    load_constant(op.input, vr(reg));
+  } else if (reduces(op)) {
+    vmovups(vr(reg), unit_value_at(unit_slot_[v]));
+  } else {
+    std::vector<int> loaded;
+    compute(op, vr(reg), [&](int32_t a) { return constant(a, loaded); });
+    release_all(loaded);
+    for (int32_t a : op.args)
+      if (const_reg_[a] >= 0 && last_constant_reader_[a] == v) {
+        release(const_reg_[a]);
+        const_reg_[a] = -2;  // freed
+      }
+  }
+  keep_constant(v, reg);
+}
+
+// Row constant v is in `reg`: it stays there, or goes to its slot (Note
+// [Constants in memory]).
+template <class Vmm>
+void RowKernelGen<Vmm>::keep_constant(int32_t v, int reg) {
+  const_reg_[v] = reg;
+  if (!constants_in_memory_) return;
+  vmovups(constant_at(v), vr(reg));
+  release(reg);
+  const_reg_[v] = kInMemory;
 }
 
 template class RowKernelGen<Xbyak::Ymm>;

@@ -38,6 +38,12 @@ struct Unsupported : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Note [Constants in memory]: the registers ran out; compile() tries again
+// with the row constants kept on the stack.
+struct OutOfRegisters : Unsupported {
+  OutOfRegisters() : Unsupported("more live values than vector registers") {}
+};
+
 inline bool fits_int32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 template <class Vmm>
@@ -46,6 +52,16 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   static constexpr bool kZmm = Ops::kZmm;
   static constexpr int kNumRegs = kZmm ? 32 : 16;
   static constexpr int kScratch = 5;              // v0..v4: temporaries inside one op
+  // Note [Constants in memory]
+  // A row constant (a scalar, a broadcast input, a reduction's result)
+  // holds a register while any pass reads it, so a kernel with many of
+  // them (nine scalars and a pow on AVX2, which has 11 registers beside
+  // the scratch ones) can run out. Such a kernel is generated again with
+  // every row constant stored to a stack slot of its own once computed,
+  // and loaded into a register for each op that reads it: a load from L1
+  // per use, paid only by the kernels that need it.
+  const bool constants_in_memory_;
+  static constexpr int kInMemory = -3;  // const_reg_ of a constant in its slot
   // Note [Wide kernels] (lanes.h): whether lanes are 64-bit, and so the
   // lanes per register (16 or 8 of 32 bits, 8 or 4 of 64) and their bytes.
   const bool wide_;
@@ -62,8 +78,9 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   static constexpr int kIndex = 136;    // outer multi-index
 
  public:
-  RowKernelGen(const KernelSpec& spec, const RowPlan& plan)
+  RowKernelGen(const KernelSpec& spec, const RowPlan& plan, bool constants_in_memory = false)
       : CodeGenerator(4096, Xbyak::AutoGrow),
+        constants_in_memory_(constants_in_memory),
         wide_(is_wide(spec, plan)),
         V((kZmm ? 16 : 8) / (wide_ ? 2 : 1)),
         eb_(wide_ ? 8 : 4),
@@ -121,7 +138,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         used_[r] = true;
         return r;
       }
-    throw Unsupported("more live values than vector registers");
+    throw OutOfRegisters();
   }
   void release(int r) { used_[r] = false; }
   static Vmm vr(int r) { return Vmm(r); }
@@ -144,6 +161,23 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void plan_passes();
   void release_constants(int point);
   void row_constants(int st);
+  void compute_constant(int32_t v);
+  void keep_constant(int32_t v, int reg);
+  // Row constant v's register, loaded from its slot into a register added
+  // to `loaded` when it is in memory (Note [Constants in memory]).
+  Vmm constant(int32_t v, std::vector<int>& loaded) {
+    if (const_reg_[v] != kInMemory) return vr(const_reg_[v]);
+    loaded.push_back(alloc());
+    vmovups(vr(loaded.back()), constant_at(v));
+    return vr(loaded.back());
+  }
+  void release_all(std::vector<int>& regs) {
+    for (int r : regs) release(r);
+    regs.clear();
+  }
+  Xbyak::Address constant_at(int32_t v) { return ptr[rsp + const_slot_ + v * V * eb_]; }
+  // Bytes of the frame the slots of Note [Constants in memory] take.
+  int constant_slot_bytes() const { return constants_in_memory_ ? static_cast<int>(s_.body.size()) * V * eb_ : 0; }
 
   // --- one pass over the row: gen_passes.cpp ---------------------------------
 
@@ -195,11 +229,26 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   // the current block (2i + 1) of kColumnBlock rows (row_plan.h).
 
   std::vector<int32_t> column_reductions() const;
-  void check_columns();
   int column_passes() const;
 
+  // body(tail) per vector of a row of `width` at element r8: the whole
+  // vectors, then the partial one.
   template <class F>
-  void each_vector(int64_t width, F body);
+  void each_vector(int64_t width, F body) {
+    xor_(r8, r8);
+    if (width >= V) {
+      Xbyak::Label loop;
+      L_(loop);
+      body(false);
+      add(r8, V);
+      cmp(r8, static_cast<int>(width - V));
+      jle(loop, T_NEAR);
+    }
+    if (width % V != 0) {
+      mov(r8, width - width % V);
+      body(true);
+    }
+  }
   void generate_columns();
   void column_output_pointers();
   void full_output_pointers();
@@ -303,6 +352,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void arg_takes(int32_t r, const Vmm& take, const Vmm& best, const Vmm& x, const Vmm& s);
   void accumulate_arg(int32_t r, const Vmm& best, const Vmm& index, const Vmm& x, bool tail);
   void accumulate_column_arg(int32_t r, const Vmm& x);
+  void reduce_arg_along_row(int32_t r, int64_t width);
   void finish_arg(int32_t r, const Vmm& best, const Vmm& index);
 
   // --- loads and stores: gen_memory.cpp --------------------------------------
@@ -379,7 +429,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   int passes_ = 0;
   std::vector<Pass> passes_plan_;
   std::vector<int> last_point_;
-  int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, pair_slot_ = 0, frame_ = 0;
+  std::vector<int32_t> last_constant_reader_;  // Note [Constant lifetimes]: or -1
+  int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, pair_slot_ = 0, const_slot_ = 0, frame_ = 0;
   std::vector<int> unit_slot_;   // column plans reduced along the row: per reduction, its value's scratch row
   std::vector<int> stash_slot_;  // Note [Stashed values]: per value, its scratch row or -1
   int stashes_ = 0, max_stashes_ = 0;

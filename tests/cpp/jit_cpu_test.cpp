@@ -323,6 +323,59 @@ TEST(JitCpu, ArgMaxArgMinDownAColumn) {
   EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
 }
 
+// Note [Column reductions] of a value the same along the row (b[:, None]
+// broadcast over the columns, summed down them): each column's total is
+// the same, still kept and stored per column; beside a reduction of a
+// value that varies, and with outputs that do not vary along the row.
+TEST(JitCpu, ColumnReductionsOfValuesTheSameAlongTheRow) {
+  for (int64_t rows : {1, 7, 300}) {
+    for (int64_t cols : {1, 8, 17}) {
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      Tensor x = random_tensor({rows, cols}, 80), b = random_tensor({rows, 1}, 81);
+      Tensor across = broadcast_to(b, {rows, cols}), e = exp(across);
+      Checked c = check({sum(across, Axes{{0}}), max(e, Axes{{0}}), argmax(across, 0), min(across * 2.0 + x, Axes{{0}}),
+                         sum(e, Axes{{0}}) + sum(x, Axes{{0}}), mean(x, Axes{{0}}, true) + e,
+                         e - mean(across, Axes{{0}}, true), prod(across > 0.0, Axes{{0}})},
+                        1e-5);
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    }
+  }
+}
+
+// Note [Arg reductions] over the rows and columns at once (argmax of a
+// transposed or sliced matrix: a column plan that reduces the row too).
+// The answer is the first best in the domain's order, so a later column's
+// best wins a tie when it lies in an earlier row; NaN first; a column that
+// never beats the identity; integers, bools and float64; a consumer.
+TEST(JitCpu, ArgMaxArgMinOverRowsAndColumns) {
+  float nan = std::nanf(""), inf = INFINITY;
+  // Transposed, row r of the domain is column r here: the first 9 in the
+  // domain's order is at (1, 0), in the second column of the data.
+  Tensor ties = transpose(from_vector<float>({1, 9, 9, 2, 9, 0, 0, 0, 0, 9, 3, 3}, {3, 4}));
+  Tensor nans = transpose(from_vector<float>({1, 2, nan, 4, nan, 6, 7, 8, nan}, {3, 3}));
+  Tensor lows = transpose(from_vector<float>({-inf, -inf, -inf, -inf, -inf, -inf}, {2, 3}));
+  Tensor signed_zeros = transpose(from_vector<float>({-1, 0.0f, -0.0f, -2, -0.0f, 0.0f}, {2, 3}));
+  Checked c = check({argmax(ties), argmin(ties), argmax(nans), argmin(nans), argmax(lows), argmin(lows),
+                     argmax(signed_zeros), argmin(signed_zeros) * 2});
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  for (int64_t rows : {2, 7, 65}) {
+    for (int64_t cols : {2, 8, 17, 1023}) {
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      Tensor x = random_tensor({cols, rows}, 60), y = random_tensor({rows, 2 * cols}, 61);
+      Tensor floors = floor(transpose(x) * 2.0);  // many ties, in every column
+      Tensor sliced = index(y, std::vector<Index>{Slice{}, Slice{std::nullopt, std::nullopt, 2}});
+      c = check({argmax(transpose(x)), argmin(exp(transpose(x))), argmax(floors), argmin(floors),
+                 argmax(sliced), argmin(floor(sliced)), argmax(astype(floors, DType::Int32)),
+                 argmin(astype(floors, DType::Int64)), argmax(transpose(x) > 0.5), argmin(transpose(x) > 0.5),
+                 argmax(astype(transpose(x), DType::Float64)), argmax(floors) + 1});
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    }
+  }
+  Tensor z = random_tensor({4, 5, 6}, 62);  // three axes, two of them merged
+  c = check({argmax(permute(z, {2, 0, 1})), argmin(permute(z, {1, 2, 0}))});
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+}
+
 TEST(JitCpu, NaNAndInfinityPropagate) {
   float nan = std::nanf(""), inf = INFINITY;
   Tensor x = from_vector<float>({1, nan, 3, -inf, inf, 0, -0.0f, 2, 5, nan, 1, 1, 4, -2, 7, 8, 9}, {1, 17});
@@ -335,6 +388,32 @@ TEST(JitCpu, ZeroSizeRowsAndScalars) {
   Tensor e = random_tensor({4, 0}, 4);
   Tensor s = from_vector<float>({2.5f}, {});
   check({sum(e, Axes{{-1}}), exp(e), s * s + 1.0, sum(s)});
+}
+
+// Note [Constants in memory]: a polynomial of 40 coefficients, each a
+// scalar that holds a register for the whole pass, runs out of registers
+// on AVX-512 (27 beside the scratch ones) as on AVX2 (11), so its kernels
+// are generated with the row constants on the stack: along rows, reduced
+// along them (a reduction's result is a row constant too), down columns,
+// with per-row constants (b[:, None]), over one element, in float64.
+TEST(JitCpu, ManyRowConstantsLiveInMemory) {
+  auto poly = [](const Tensor& x, const Tensor& b) {
+    Tensor y = x * 0.5 + b;
+    for (int i = 0; i < 40; ++i) y = y * x + (1.0 / (i + 3));
+    return y;
+  };
+  for (int64_t n : {1, 7, 37}) {
+    SCOPED_TRACE(n);
+    Tensor x = random_tensor({5, n}, 70) * 0.5, b = random_tensor({5, 1}, 71);
+    Tensor y = poly(x, b);
+    Checked c = check({y, sum(y, Axes{{-1}}), y - max(y, Axes{{-1}}, /*keepdims=*/true) * 0.25, sum(poly(x, b * 2.0), Axes{{0}}),
+                       poly(astype(x, DType::Float64), b), poly(transpose(x), transpose(b))},
+                      1e-5);
+    EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  }
+  Tensor one = random_tensor({1}, 72);
+  Checked c = check({poly(one, one), poly(one, one * 3.0) + sum(one)}, 1e-5);
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
 }
 
 // The differential fuzzer: every kernel of a random graph generated for
