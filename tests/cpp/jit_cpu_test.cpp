@@ -395,7 +395,8 @@ TEST(JitCpu, ZeroSizeRowsAndScalars) {
 // on AVX-512 (27 beside the scratch ones) as on AVX2 (11), so its kernels
 // are generated with the row constants on the stack: along rows, reduced
 // along them (a reduction's result is a row constant too), down columns,
-// with per-row constants (b[:, None]), over one element, in float64.
+// with per-row constants (b[:, None]), over one element, in float64, and
+// through the tiles of a transposed input.
 TEST(JitCpu, ManyRowConstantsLiveInMemory) {
   auto poly = [](const Tensor& x, const Tensor& b) {
     Tensor y = x * 0.5 + b;
@@ -411,8 +412,8 @@ TEST(JitCpu, ManyRowConstantsLiveInMemory) {
                       1e-5);
     EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
   }
-  Tensor one = random_tensor({1}, 72);
-  Checked c = check({poly(one, one), poly(one, one * 3.0) + sum(one)}, 1e-5);
+  Tensor one = random_tensor({1}, 72), square = random_tensor({70, 70}, 73) * 0.5;  // 70 rows: tiled transposes
+  Checked c = check({poly(one, one), poly(one, one * 3.0) + sum(one), poly(transpose(square), square)}, 1e-5);
   EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
 }
 
