@@ -59,6 +59,35 @@ bool reads_transposed_pair(const KernelSpec& spec, const RowPlan& plan) {
   return false;
 }
 
+// Note [Reductions in memory order]
+// A reduction over every axis (sum(x.T), max of a slice) gives the same
+// result whatever order it visits the elements in, as long as nothing
+// else the kernel writes depends on that order: no Full output and no
+// argmax/argmin, whose index is a position in the domain's order. Such a
+// kernel walks its axes in the order of the first strided input's
+// memory, largest stride first, so that input's rows are its rows and
+// merge where they are contiguous: sum(x.T) of [4096, 4096] read one
+// column of x per row of the plan (16 KB apart, a gather per vector),
+// 92 ms against NumPy's 2.7.
+std::vector<size_t> walk_order(const KernelSpec& spec, std::vector<size_t> axes) {
+  const size_t reduced = std::count_if(axes.begin(), axes.end(), [&](size_t a) {
+    return std::binary_search(spec.reduce_axes.begin(), spec.reduce_axes.end(), static_cast<int64_t>(a));
+  });
+  if (reduced != axes.size()) return axes;
+  for (const KernelOutput& o : spec.outputs)
+    if (o.space == Space::Full) return axes;
+  for (const KernelOp& op : spec.body)
+    if (op.op == Op::ArgMax || op.op == Op::ArgMin) return axes;
+  for (const KernelInput& in : spec.inputs) {
+    if (in.kind != KernelInput::Kind::Buffer || in.space != Space::Full) continue;
+    std::stable_sort(axes.begin(), axes.end(), [&](size_t a, size_t b) {
+      return std::abs(in.view.strides[a]) > std::abs(in.view.strides[b]);
+    });
+    break;
+  }
+  return axes;
+}
+
 }  // namespace
 
 RowPlan plan_rows(const KernelSpec& spec) {
@@ -66,13 +95,14 @@ RowPlan plan_rows(const KernelSpec& spec) {
   auto reduced = [&](size_t axis) {
     return std::binary_search(spec.reduce_axes.begin(), spec.reduce_axes.end(), static_cast<int64_t>(axis));
   };
-  // Axes of the domain that survive: size > 1.
+  // Axes of the domain that survive: size > 1, in the order the kernel walks them.
   std::vector<size_t> axes;
   for (size_t a = 0; a < d.size(); ++a)
     if (d[a] != 1) axes.push_back(a);
+  axes = walk_order(spec, std::move(axes));
   // Groups of adjacent kept axes that merge: same reduced-ness, and every
   // strided input walks them as one axis.
-  auto mergeable = [&](size_t a, size_t b) {  // a directly before b among kept axes
+  auto mergeable = [&](size_t a, size_t b) {  // a directly before b among the walked axes
     if (reduced(a) != reduced(b)) return false;
     for (const KernelInput& in : spec.inputs) {
       if (in.kind == KernelInput::Kind::Scalar) continue;

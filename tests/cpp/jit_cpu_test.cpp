@@ -228,6 +228,29 @@ TEST(JitCpu, ColumnReductionsSplitAcrossParts) {
 // number of blocks, other inputs beside, several outputs, int32, a wide
 // kernel (gathers, no tiles), slices of a larger buffer. Reads of two
 // buffers, or of one at another offset, walk rows as before.
+// Note [Reductions in memory order]: a reduction over every axis of a
+// transposed input walks it as its memory lies, one row, unless the
+// domain's order matters (an argmax's index, a Full output).
+TEST(JitCpu, ReductionsOverEveryAxisWalkMemoryInOrder) {
+  Tensor x = random_tensor({48, 64}, 90), t = transpose(x);
+  for (const Tensor& r : {sum(t), max(t * 2.0), min(exp(t))}) {
+    jit::RowPlan p = plan_of(r);
+    EXPECT_FALSE(p.columns);
+    EXPECT_TRUE(p.reduces);
+    EXPECT_EQ(p.row_length, 48 * 64);
+    EXPECT_EQ(p.inputs[0].inner_stride, 1);
+  }
+  jit::RowPlan arg = plan_of(argmax(t));  // the index counts along t's rows
+  EXPECT_TRUE(arg.columns);
+  EXPECT_EQ(arg.row_length, 48);
+  Tensor y = random_tensor({48, 64, 3}, 91);
+  Checked c = check({sum(t), max(t * 2.0), min(exp(t)), prod(t * 0.01 + 1.0), sum(permute(y, {2, 0, 1})),
+                     sum(index(y, std::vector<Index>{Slice{}, Slice{std::nullopt, std::nullopt, -2}})),
+                     sum(astype(t > 0.5, DType::Int32)), argmax(t)},
+                    1e-5);
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+}
+
 TEST(JitCpu, TilePairsOfOneBufferReadBothWays) {
   for (int64_t n : {256, 384, 1024}) {
     SCOPED_TRACE(n);
