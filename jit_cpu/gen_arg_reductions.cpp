@@ -83,20 +83,26 @@ void RowKernelGen<Vmm>::accumulate_arg(int32_t r, const Vmm& best, const Vmm& in
   const Vmm take = scratch(0), s = scratch(1);
   arg_takes(r, take, best, x, s);
   if (tail) vandps(take, take, tail_mask());
-  const Xbyak::Xmm lane(s.getIdx());
+  lane_positions(s);
+  ops_.blend(index, index, s, take, width());
+  ops_.blend(best, best, x, take, width());
+}
+
+// d = r8 + lane, each lane's element of the row, in the kernel's lanes.
+template <class Vmm>
+void RowKernelGen<Vmm>::lane_positions(const Vmm& d) {
+  const Xbyak::Xmm lane(d.getIdx());
   vmovq(lane, r8);
   std::array<uint32_t, 16> iota{};
   if (wide_) {
-    vpbroadcastq(s, lane);
+    vpbroadcastq(d, lane);
     for (uint32_t i = 0; i < 8; ++i) iota[2 * i] = i;
-    vpaddq(s, s, k_.lanes(iota));
+    vpaddq(d, d, k_.lanes(iota));
   } else {
-    vpbroadcastd(s, lane);
+    vpbroadcastd(d, lane);
     for (uint32_t i = 0; i < 16; ++i) iota[i] = i;
-    vpaddd(s, s, k_.lanes(iota));
+    vpaddd(d, d, k_.lanes(iota));
   }
-  ops_.blend(index, index, s, take, width());
-  ops_.blend(best, best, x, take, width());
 }
 
 // Down a column: the column's best (its reduction's slot + 1) and index
@@ -127,14 +133,10 @@ void RowKernelGen<Vmm>::reduce_arg_along_row(int32_t r, int64_t width) {
   const bool ints = arg_lanes(r) == Lanes::Long;
   vmovaps(best, arg_start(r));
   vxorps(index, index, index);
-  std::array<uint32_t, 16> iota{};
-  for (uint32_t i = 0; i < 8; ++i) iota[2 * i] = i;
   each_vector(width, [&](bool tail) {
     vmovups(x, stash_at(stash_slot_[r] + 1));
     vmovups(at, stash_at(stash_slot_[r]));
-    vmovq(Xbyak::Xmm(s.getIdx()), r8);
-    vpbroadcastq(s, Xbyak::Xmm(s.getIdx()));
-    vpaddq(s, s, k_.lanes(iota));
+    lane_positions(s);  // a column plan is wide: int64 lanes
     vpaddq(at, at, s);  // r C + c
     arg_takes(r, take, best, x, s);
     // or the same value (both NaN, for floats) at a lower index

@@ -351,6 +351,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   Xbyak::Address arg_start(int32_t r);
   void arg_takes(int32_t r, const Vmm& take, const Vmm& best, const Vmm& x, const Vmm& s);
   void accumulate_arg(int32_t r, const Vmm& best, const Vmm& index, const Vmm& x, bool tail);
+  void lane_positions(const Vmm& d);
   void accumulate_column_arg(int32_t r, const Vmm& x);
   void reduce_arg_along_row(int32_t r, int64_t width);
   void finish_arg(int32_t r, const Vmm& best, const Vmm& index);

@@ -16,6 +16,10 @@ int64_t RowPlan::elements() const {
 
 namespace {
 
+bool is_reduced(const KernelSpec& spec, size_t axis) {
+  return std::binary_search(spec.reduce_axes.begin(), spec.reduce_axes.end(), static_cast<int64_t>(axis));
+}
+
 // Note [Split columns]: whether a column plan's kernel is one pass of float
 // sums, products, maxima and minima, nothing reading their totals but the
 // per-unit results.
@@ -70,10 +74,7 @@ bool reads_transposed_pair(const KernelSpec& spec, const RowPlan& plan) {
 // column of x per row of the plan (16 KB apart, a gather per vector),
 // 92 ms against NumPy's 2.7.
 std::vector<size_t> walk_order(const KernelSpec& spec, std::vector<size_t> axes) {
-  const size_t reduced = std::count_if(axes.begin(), axes.end(), [&](size_t a) {
-    return std::binary_search(spec.reduce_axes.begin(), spec.reduce_axes.end(), static_cast<int64_t>(a));
-  });
-  if (reduced != axes.size()) return axes;
+  if (!std::all_of(axes.begin(), axes.end(), [&](size_t a) { return is_reduced(spec, a); })) return axes;
   for (const KernelOutput& o : spec.outputs)
     if (o.space == Space::Full) return axes;
   for (const KernelOp& op : spec.body)
@@ -92,9 +93,7 @@ std::vector<size_t> walk_order(const KernelSpec& spec, std::vector<size_t> axes)
 
 RowPlan plan_rows(const KernelSpec& spec) {
   const Shape& d = spec.domain;
-  auto reduced = [&](size_t axis) {
-    return std::binary_search(spec.reduce_axes.begin(), spec.reduce_axes.end(), static_cast<int64_t>(axis));
-  };
+  auto reduced = [&](size_t axis) { return is_reduced(spec, axis); };
   // Axes of the domain that survive: size > 1, in the order the kernel walks them.
   std::vector<size_t> axes;
   for (size_t a = 0; a < d.size(); ++a)
