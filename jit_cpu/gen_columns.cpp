@@ -44,10 +44,8 @@ void RowKernelGen<Vmm>::generate_columns() {
   count_slot_ = out_slot_ + 8 * static_cast<int>(s_.outputs.size());
   // The rows done, then a counter per reduced group but the outermost.
   partials_slot_ = count_slot_ + 8 * static_cast<int>(p_.reduce_extents.size());
-  const_slot_ = partials_slot_ + 8;
-  frame_ = (const_slot_ + constant_slot_bytes() + 15) / 16 * 16 + 8;
-
-  sub(rsp, frame_);
+  const_slot_ = (partials_slot_ + 8 + 63) / 64 * 64;
+  enter_frame(const_slot_ + constant_slot_bytes());
   mov(qword[rsp + kScratchPtr], r8);
   for (int d = 0; d < outer; ++d) {
     mov(rax, qword[rcx + 8 * d]);
@@ -75,7 +73,7 @@ void RowKernelGen<Vmm>::generate_columns() {
   inc(rsi);
   jmp(unit_loop, T_NEAR);
   L(done);
-  add(rsp, frame_);
+  leave_frame();
   vzeroupper();
   ret();
   k_.emit();

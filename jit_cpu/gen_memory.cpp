@@ -21,8 +21,9 @@ void RowKernelGen<Vmm>::load_element(int32_t k, const Vmm& dst, bool tail) {
   const KernelInput& in = s_.inputs[k];
   const int64_t stride = p_.inputs[k].inner_stride;
   if (wide_) return load_wide(k, dst, tail);  // Note [Wide kernels]
-  if (from_tile_ && tile_of_[k] >= 0) {
-    vmovups(dst, ptr[rsp + tile_slot_ + ((tile_of_[k] * G + group_row_) * W + tile_column_) * 4]);
+  if (from_tile_ && tile_of_[k] >= 0) {  // Note [Tile chunks]
+    mov(rax, chunk_word(2));
+    vmovups(dst, ptr[rax + r8 * 4 + (tile_of_[k] * G + group_row_) * tile_width_ * 4]);
     return;
   }
   input_base(k);

@@ -25,12 +25,11 @@ void RowKernelGen<Vmm>::generate() {
   const int outer = static_cast<int>(p_.outer.size());
   in_slot_ = kIndex + 8 * outer;
   out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
-  tile_slot_ = out_slot_ + 8 * static_cast<int>(s_.outputs.size());
-  pair_slot_ = tile_slot_ + tiles_ * G * W * 4;  // Note [Tile pairs]
-  const_slot_ = pair_slot_ + 8 * (kPairSlots + static_cast<int>(s_.inputs.size()));
-  frame_ = (const_slot_ + constant_slot_bytes() + 15) / 16 * 16 + 8;
-
-  sub(rsp, frame_);
+  tile_slot_ = (out_slot_ + 8 * static_cast<int>(s_.outputs.size()) + 63) / 64 * 64;
+  chunk_slot_ = tile_slot_ + tiles_ * G * tile_width_ * 4;  // Note [Tile chunks]
+  pair_slot_ = chunk_slot_ + 8 * 3;                          // Note [Tile pairs]
+  const_slot_ = (pair_slot_ + 8 * (kPairSlots + static_cast<int>(s_.inputs.size())) + 63) / 64 * 64;
+  enter_frame(const_slot_ + constant_slot_bytes());
   mov(qword[rsp + kScratchPtr], r8);
   for (int d = 0; d < outer; ++d) {
     mov(rax, qword[rcx + 8 * d]);
@@ -39,12 +38,31 @@ void RowKernelGen<Vmm>::generate() {
   set_tail_mask();
   if (p_.pair_blocks > 0) pair_loop();  // Note [Tile pairs]
   else row_loop();
-  add(rsp, frame_);
+  leave_frame();
   if (stream_) sfence();  // streaming stores are weakly ordered: publish them before returning
   vzeroupper();
   ret();
   k_.emit();
   ready();
+}
+
+// Note [Aligned frame]
+// The frame's vectors (tiles, the bounce area, constants in memory) are
+// read and written whole: a 64-byte vector that is not 64-byte aligned
+// spans two cache lines and costs two accesses. The caller's rsp is only
+// 16-byte aligned, so the frame is rounded down to 64 bytes and the
+// caller's rsp kept in it.
+template <class Vmm>
+void RowKernelGen<Vmm>::enter_frame(int bytes) {
+  mov(rax, rsp);
+  sub(rsp, bytes);
+  and_(rsp, -64);
+  mov(qword[rsp + kCallerRsp], rax);
+}
+
+template <class Vmm>
+void RowKernelGen<Vmm>::leave_frame() {
+  mov(rsp, qword[rsp + kCallerRsp]);
 }
 
 // Rows [rsi, rdx), G at a time where they make a tile group.

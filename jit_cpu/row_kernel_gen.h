@@ -71,11 +71,13 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   static constexpr int G = 64;                    // Note [Tiled transposes]: rows per group
   static constexpr int kTileAhead = 2;            // blocks of a tiled input prefetched ahead
   static constexpr int W = 16;                    // and columns per block: a cache line of floats
+  static constexpr int kTileBytes = 32 << 10;     // Note [Tile chunks]: the stack the tiles may take
 
   // Stack frame.
   static constexpr int kBounce = 0;     // 128 bytes: tails and horizontal reductions
   static constexpr int kScratchPtr = 128;  // the launch's per-thread scratch (Note [Stashed values])
-  static constexpr int kIndex = 136;    // outer multi-index
+  static constexpr int kCallerRsp = 136;   // rsp at entry (Note [Aligned frame])
+  static constexpr int kIndex = 144;    // outer multi-index
 
  public:
   RowKernelGen(const KernelSpec& spec, const RowPlan& plan, bool constants_in_memory = false)
@@ -148,6 +150,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   int64_t itemsize_of(DType t) const { return static_cast<int64_t>(itemsize(t)); }
 
+  void enter_frame(int bytes);
+  void leave_frame();
   void row_loop();
   void row_pointers();
   void input_pointers();
@@ -215,9 +219,15 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void pair_loop();
   void pair_ahead(bool next_unit);
   void group_body();
-  void group_row(int a, int first, int last, bool from_tile);
+  void tile_chunk();
+  void tile_row(int a);
+  void tail_row(int a);
+  void row_of_group(int a);
   void fill_tiles();
   void prefetch_group();
+  // Note [Tile chunks]: the chunk's first column, its end, and the tiles' base
+  // less 4 bytes a column before it (so that a tile row reads at r8 like a row).
+  Xbyak::Address chunk_word(int i) { return qword[rsp + chunk_slot_ + 8 * i]; }
   // Word i of the pair walk's frame: kPairSlots of the walk, then per input its distance.
   Xbyak::Address pair_word(int i) { return qword[rsp + pair_slot_ + 8 * i]; }
   void input_base(int32_t k);
@@ -431,7 +441,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   std::vector<Pass> passes_plan_;
   std::vector<int> last_point_;
   std::vector<int32_t> last_constant_reader_;  // Note [Constant lifetimes]: or -1
-  int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, pair_slot_ = 0, const_slot_ = 0, frame_ = 0;
+  int in_slot_ = 0, out_slot_ = 0, tile_slot_ = 0, chunk_slot_ = 0, pair_slot_ = 0, const_slot_ = 0;
   std::vector<int> unit_slot_;   // column plans reduced along the row: per reduction, its value's scratch row
   std::vector<int> stash_slot_;  // Note [Stashed values]: per value, its scratch row or -1
   int stashes_ = 0, max_stashes_ = 0;
@@ -446,12 +456,12 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   // tiled inputs are read from their tiles.
   std::vector<int> tile_of_;
   int tiles_ = 0;
+  int tile_width_ = W;  // Note [Tile chunks]: columns per tile, a multiple of W
   // Note [Tile pairs]: the words of the frame the pair walk keeps, then
   // per input its prefetch distance, and the inputs that prefetch.
   static constexpr int kPairSlots = 6;
   std::vector<bool> pair_prefetch_;
   int group_row_ = 0;
-  int tile_column_ = 0;
   bool from_tile_ = false;
 };
 

@@ -73,14 +73,19 @@ TEST(JitCpu, TiledTransposesAtEveryGroupAndBlockEdge) {
   // Note [Tiled transposes]: groups of 64 rows, 16-column blocks; rows past
   // the last full group and columns past the last full block take the
   // per-row path, and launch splits rows across threads off group bounds.
+  // Note [Tile chunks]: one tiled input fills 128 columns at a time, two 64,
+  // five 16; a row's last chunk is shorter.
   for (int64_t rows : {64, 65, 130, 200}) {
-    for (int64_t cols : {3, 8, 16, 17, 40}) {
+    for (int64_t cols : {3, 8, 16, 17, 40, 130, 300}) {
       SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
       Tensor a = random_tensor({cols, rows}, 5), b = random_tensor({cols, rows}, 6);
       Tensor x = random_tensor({rows, cols}, 7), s = random_tensor({rows, 1}, 8);
-      Tensor t = transpose(a);
-      Checked c = check({t + x, t * s - transpose(b), astype(t, DType::Float16), maximum(t, 0.0) * x + s,
-                         index(t, std::vector<Index>{Slice{std::nullopt, std::nullopt, -1}}) + 1.0},
+      Tensor t = transpose(a), u = transpose(b);
+      Tensor more = transpose(random_tensor({cols, rows}, 12)) * transpose(random_tensor({cols, rows}, 13)) -
+                    transpose(random_tensor({cols, rows}, 14));
+      Checked c = check({t + x, t * s - u, astype(t, DType::Float16), maximum(t, 0.0) * x + s,
+                         index(t, std::vector<Index>{Slice{std::nullopt, std::nullopt, -1}}) + 1.0,
+                         t * u + more + s},
                         0);
       EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
     }
