@@ -30,10 +30,13 @@ void RowKernelGen<Vmm>::decide_tiling() {
   pair_prefetch_.assign(s_.inputs.size(), false);
   decide_tiles();
   if (p_.pair_blocks == 0) return;
-  for (size_t k = 0; k < s_.inputs.size(); ++k) {  // Note [Tile pairs]: 32-bit lines of 16 along rows or columns
+  // Note [Tile pairs]: the 32-bit inputs contiguous along rows or columns,
+  // but those read transposed whose lines the straight read of the same
+  // buffer prefetches (in the other block of the pair).
+  for (size_t k = 0; k < s_.inputs.size(); ++k) {
     const RowPlan::Access& a = p_.inputs[k];
     pair_prefetch_[k] = s_.inputs[k].kind == KernelInput::Kind::Buffer && itemsize(s_.inputs[k].dtype) == 4 &&
-                        (tile_of_[k] >= 0 || a.inner_stride == 1) &&
+                        (a.inner_stride == 1 || (a.outer_strides[0] == 1 && straight_partner(s_, p_, k) < 0)) &&
                         fits_int32(a.outer_strides[0] * 4 * kPairBlock) && fits_int32(a.inner_stride * 4 * kPairBlock);
   }
 }
@@ -110,9 +113,9 @@ void RowKernelGen<Vmm>::pair_loop() {
   add(rax, group);
   mov(qword[rsp + kIndex], rax);  // the group's first row
   row_pointers();
+  prefetch_pointers(group);
   mov(r8, column_block);
   imul(r8, r8, static_cast<int>(B));
-  prefetch_group();
   lea(rax, ptr[r8 + B]);
   mov(column_end, rax);
   L(columns);
@@ -146,42 +149,92 @@ void RowKernelGen<Vmm>::pair_loop() {
   L(done);
 }
 
-// Note [Tile pairs]: each prefetching input's distance, in bytes, from the
-// lines a group reads to those prefetch_group fetches. Block (I, J) reads
-// from memory: the group's own lines, fetched at once (distance 0), all
-// misses in flight together instead of one line per row at a time. Block
-// (J, I) reads what (I, J) left in L2 while memory would idle: the lines
-// at the same place of the next unit's block (I', J'), ((I' - J) so +
-// (J' - I) si) B elements on (strides so down and si along the rows).
+// Note [Tile pairs]: prefetching. A unit's blocks read its two blocks of
+// x, 128 KB, from memory, in 512-byte pieces: the hardware prefetchers do
+// not follow such a walk. A burst of a group's 1024 lines at its start
+// did: 3.8 ms for transpose_add at 61 GB/s. Each row of a block now
+// prefetches, into L2, one contiguous piece of the next unit's data, the
+// memory run of its matching block with the row's index: while block
+// (I, J) runs, the runs of the next unit's (I', J'); while (J, I) runs,
+// of (J', I'). An access reads element (r, c) at r so + c si; its run R
+// of block (rb, cb) starts at rb B so + cb B si + R t (t = so if si = 1,
+// else si) and is B elements long, cut like the rows into chunks. So the
+// whole next unit is in flight, a piece per row, while this one works:
+// 2.6 ms. (A diagonal unit (I, I) leaves (J', I') of the next unit to be
+// read from memory.)
+//
+// Per block, each prefetching access's word kPairSlots + k: in bytes,
+// ((rb' - rb) B so + cb' B si - cb B) 4, with (rb', cb') its target.
 template <class Vmm>
-void RowKernelGen<Vmm>::pair_ahead(bool next_unit) {
+void RowKernelGen<Vmm>::pair_ahead(bool second_block) {
   const int B = static_cast<int>(kPairBlock);
-  auto slot = [&](int i) { return pair_word(i); };
-  if (next_unit) {  // r9 = I' - J, r10 = J' - I
-    Xbyak::Label same_row;
-    mov(r9, slot(0));
-    mov(r10, slot(1));
-    inc(r10);
-    cmp(r10, static_cast<int>(p_.pair_blocks));
-    jl(same_row);
-    inc(r9);
-    mov(r10, r9);
-    L(same_row);
-    sub(r9, slot(1));
-    sub(r10, slot(0));
-  }
+  const auto I = pair_word(0), J = pair_word(1), row_block = pair_word(2), column_block = pair_word(3);
+  Xbyak::Label same_row;  // r9, r10 = the next unit's (I', J'): (I, J + 1), or (I + 1, I + 1)
+  mov(r9, I);
+  mov(r10, J);
+  inc(r10);
+  cmp(r10, static_cast<int>(p_.pair_blocks));
+  jl(same_row);
+  inc(r9);
+  mov(r10, r9);
+  L(same_row);
+  if (second_block) xchg(r9, r10);
+  sub(r9, row_block);
   for (size_t k = 0; k < s_.inputs.size(); ++k) {
     if (!pair_prefetch_[k]) continue;
     const RowPlan::Access& a = p_.inputs[k];
-    const auto delta = slot(kPairSlots + static_cast<int>(k));
-    if (!next_unit) {
-      mov(delta, 0);
-      continue;
-    }
     imul(rax, r9, static_cast<int>(a.outer_strides[0] * 4 * B));
     imul(r11, r10, static_cast<int>(a.inner_stride * 4 * B));
     add(rax, r11);
-    mov(delta, rax);
+    mov(r11, column_block);
+    imul(r11, r11, 4 * B);
+    sub(rax, r11);
+    mov(pair_word(kPairSlots + static_cast<int>(k)), rax);
+  }
+}
+
+// Per group (its first row `group` rows into the block), each prefetching
+// access's word kPairSlots + inputs + k: where run R = group + a of
+// pair_ahead starts, less a t and r8 elements: the input's pointer for
+// the group's row, plus the block's word, plus group (t - so) 4 bytes.
+template <class Vmm>
+void RowKernelGen<Vmm>::prefetch_pointers(const Xbyak::Address& group) {
+  const int inputs = static_cast<int>(s_.inputs.size());
+  for (size_t k = 0; k < s_.inputs.size(); ++k) {
+    if (!pair_prefetch_[k]) continue;
+    const RowPlan::Access& a = p_.inputs[k];
+    const int64_t t = run_step(k), so = a.outer_strides[0];
+    mov(rax, qword[rsp + in_slot_ + 8 * static_cast<int>(k)]);
+    add(rax, pair_word(kPairSlots + static_cast<int>(k)));
+    if (t != so) {
+      mov(r9, group);
+      imul(r9, r9, static_cast<int>((t - so) * 4));
+      add(rax, r9);
+    }
+    mov(pair_word(kPairSlots + inputs + static_cast<int>(k)), rax);
+  }
+}
+
+// Into L2, as row `a` of the group starts along the chunk at r8: in a
+// pair plan, the row's share of its run of the next unit (above); else
+// each straight input's next chunk of the row, which the hardware
+// prefetchers, facing G rows read 512 bytes at a time, do not fetch in
+// time (x.T + y of [4096, 4096]: 5.6 -> 5.0 ms).
+template <class Vmm>
+void RowKernelGen<Vmm>::row_prefetch(int a) {
+  const int inputs = static_cast<int>(s_.inputs.size());
+  for (size_t k = 0; k < s_.inputs.size(); ++k) {
+    const int size = static_cast<int>(itemsize(s_.inputs[k].dtype));
+    if (p_.pair_blocks > 0) {
+      if (!pair_prefetch_[k]) continue;
+      mov(rax, pair_word(kPairSlots + inputs + static_cast<int>(k)));
+      add(rax, static_cast<int>(a * run_step(k) * 4));
+    } else {
+      if (s_.inputs[k].kind != KernelInput::Kind::Buffer || p_.inputs[k].inner_stride != 1) continue;
+      input_base(static_cast<int32_t>(k));
+      add(rax, tile_width_ * size);
+    }
+    for (int line = 0; line < tile_width_ * size / 64; ++line) prefetcht1(ptr[rax + r8 * size + 64 * line]);
   }
 }
 
@@ -246,6 +299,7 @@ void RowKernelGen<Vmm>::tile_row(int a) {
   row_of_group(a);
   Xbyak::Label line;
   mov(r8, chunk_word(0));
+  row_prefetch(a);
   L_(line);
   for (int h = 0; h < W / V; ++h) {
     pass_body(passes_plan_[0], false);
@@ -284,34 +338,6 @@ void RowKernelGen<Vmm>::row_of_group(int a) {
   row_constants(0);
 }
 
-// Note [Tile pairs]: at the start of a group of a block, the lines the
-// group will read of each prefetching input, moved on by its distance
-// (pair_ahead), into L2: a tiled input's B source rows from column r8, G
-// floats each, a straight one's G rows, B floats each from r8.
-template <class Vmm>
-void RowKernelGen<Vmm>::prefetch_group() {
-  for (size_t k = 0; k < s_.inputs.size(); ++k) {
-    if (!pair_prefetch_[k]) continue;
-    const RowPlan::Access& a = p_.inputs[k];
-    const bool tiled = tile_of_[k] >= 0;
-    Xbyak::Label line;
-    mov(rax, qword[rsp + in_slot_ + 8 * static_cast<int>(k)]);
-    add(rax, pair_word(kPairSlots + static_cast<int>(k)));
-    if (tiled) {
-      imul(r9, r8, static_cast<int>(a.inner_stride * 4));
-      add(rax, r9);
-    } else {
-      lea(rax, ptr[rax + r8 * 4]);
-    }
-    mov(r9, tiled ? kPairBlock : G);
-    L(line);
-    for (int64_t at = 0; at < (tiled ? G : kPairBlock) * 4; at += 64) prefetcht1(ptr[rax + at]);
-    add(rax, static_cast<int>((tiled ? a.inner_stride : a.outer_strides[0]) * 4));
-    dec(r9);
-    jnz(line);
-  }
-}
-
 // The G x W block at rows 0..G-1 of the group, columns r8..r8+W-1, of
 // each tiled input, transposed into its stack tile (row a at a *
 // tile_width_ floats from the chunk's start), V columns at a time. In sets of 4 rows g: register j collects,
@@ -334,7 +360,7 @@ void RowKernelGen<Vmm>::fill_tiles() {
     // down the rows. Into L2 (t1): rows a power of two apart share L1's
     // sets, and lines fetched blocks ahead into L1 were evicted before use
     // (transpose_add on the Zen 5 machines: 4.9 -> 4.7 ms).
-    // (A pair plan prefetches a group's blocks whole: prefetch_group.)
+    // (A pair plan prefetches the next unit instead: Note [Tile pairs].)
     if (p_.pair_blocks == 0 && fits_int32(static_cast<int64_t>(stride) * W * (kTileAhead + 1)))
       for (int row = 0; row < W; ++row)
         for (int line = 0; line < G * 4 / 64; ++line)

@@ -217,18 +217,22 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void decide_tiling();
   void decide_tiles();
   void pair_loop();
-  void pair_ahead(bool next_unit);
+  void pair_ahead(bool second_block);
   void group_body();
   void tile_chunk();
   void tile_row(int a);
   void tail_row(int a);
   void row_of_group(int a);
   void fill_tiles();
-  void prefetch_group();
+  void prefetch_pointers(const Xbyak::Address& group);
+  void row_prefetch(int a);
+  // Note [Tile pairs]: elements from one memory run of an access to the next.
+  int64_t run_step(size_t k) const { return p_.inputs[k].inner_stride == 1 ? p_.inputs[k].outer_strides[0] : p_.inputs[k].inner_stride; }
   // Note [Tile chunks]: the chunk's first column, its end, and the tiles' base
   // less 4 bytes a column before it (so that a tile row reads at r8 like a row).
   Xbyak::Address chunk_word(int i) { return qword[rsp + chunk_slot_ + 8 * i]; }
-  // Word i of the pair walk's frame: kPairSlots of the walk, then per input its distance.
+  // Word i of the pair walk's frame: kPairSlots of the walk, then per input
+  // the block's and then the group's prefetch words.
   Xbyak::Address pair_word(int i) { return qword[rsp + pair_slot_ + 8 * i]; }
   void input_base(int32_t k);
   void output_base(size_t k);

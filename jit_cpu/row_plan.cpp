@@ -51,17 +51,28 @@ bool reads_transposed_pair(const KernelSpec& spec, const RowPlan& plan) {
     if (!a.outer_strides.empty() && std::max(std::abs(a.outer_strides[0]), std::abs(a.inner_stride)) * kPairBlock * 8 >= limit)
       return false;
   if (plan.row_length * kPairBlock * 8 >= limit) return false;
-  for (size_t k = 0; k < spec.inputs.size(); ++k) {
-    const int32_t m = spec.inputs[k].same_buffer_as;
-    if (m < 0 || itemsize(spec.inputs[k].dtype) != 4) continue;
-    const RowPlan::Access &a = plan.inputs[k], &b = plan.inputs[m];
-    auto transposes = [](const RowPlan::Access& t, const RowPlan::Access& u) {
-      return t.outer_strides[0] == 1 && t.inner_stride == u.outer_strides[0] && u.inner_stride == 1;
-    };
-    if (a.offset == b.offset && (transposes(a, b) || transposes(b, a))) return true;
-  }
+  for (size_t k = 0; k < spec.inputs.size(); ++k)
+    if (straight_partner(spec, plan, k) >= 0) return true;
   return false;
 }
+
+}  // namespace
+
+int32_t straight_partner(const KernelSpec& spec, const RowPlan& plan, size_t k) {
+  auto transposes = [](const RowPlan::Access& t, const RowPlan::Access& u) {
+    return t.outer_strides.size() == 1 && u.outer_strides.size() == 1 && t.outer_strides[0] == 1 &&
+           t.inner_stride == u.outer_strides[0] && u.inner_stride == 1 && t.offset == u.offset;
+  };
+  if (spec.inputs[k].kind != KernelInput::Kind::Buffer || itemsize(spec.inputs[k].dtype) != 4) return -1;
+  for (size_t m = 0; m < spec.inputs.size(); ++m) {
+    const bool shared = spec.inputs[k].same_buffer_as == static_cast<int32_t>(m) ||
+                        spec.inputs[m].same_buffer_as == static_cast<int32_t>(k);
+    if (shared && transposes(plan.inputs[k], plan.inputs[m])) return static_cast<int32_t>(m);
+  }
+  return -1;
+}
+
+namespace {
 
 // Note [Reductions in memory order]
 // A reduction over every axis (sum(x.T), max of a slice) gives the same

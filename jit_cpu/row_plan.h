@@ -139,4 +139,9 @@ struct RowPlan {
 
 RowPlan plan_rows(const KernelSpec& spec);
 
+// Note [Tile pairs]: for input k of a plan with one outer axis, read
+// transposed, the input that reads the same 32-bit buffer straight (at the
+// same offset), or -1.
+int32_t straight_partner(const KernelSpec& spec, const RowPlan& plan, size_t k);
+
 }  // namespace braze::jit

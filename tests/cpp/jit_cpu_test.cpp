@@ -271,6 +271,10 @@ TEST(JitCpu, TilePairsOfOneBufferReadBothWays) {
     EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
     c = check({t + x + astype(s, DType::Float64)}, 0);  // float64 lanes
     EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    Tensor u = transpose(y);  // read transposed with no straight partner: it prefetches its own runs
+    EXPECT_EQ(plan_of(t + x - u).pair_blocks, n / 128);
+    c = check({t + x - u, u * x + t}, 0);
+    EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
   }
   Tensor big = random_tensor({300, 300}, 53), a = random_tensor({256, 256}, 54), b = random_tensor({256, 256}, 55);
   std::vector<Index> first{Slice{0, 256}, Slice{0, 256}}, shifted{Slice{1, 257}, Slice{1, 257}};
