@@ -378,6 +378,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void int_to_mask(const Vmm& v) { ints_.nonzero(v, v, scratch(4)); }
 
   void load_element(int32_t k, const Vmm& dst, bool tail);
+  void load_every_other(const Vmm& dst);
   void bounce_in(int size);
   void bounce_strided(int size, int64_t step, int n);
   void bounce_out(int size);

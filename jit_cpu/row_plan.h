@@ -87,9 +87,10 @@ inline constexpr int64_t kRowTile = 16384;
 // still step one row of the domain. 128 x 128 blocks of float32 (two of
 // 64 KB) read faster than 64 x 64 (pieces of 512 bytes per row, not 256)
 // on our Zen 5 machines: 3.15 against 3.5 ms for the memory traffic alone,
-// and 256 x 256 were slower again. transpose_add at 60 GB/s: 4.7 -> 3.4
-// ms; at 110 GB/s the walk, not the memory, is the limit (2.6-2.8 ms
-// against a 1.2 ms copy: docs/benchmarks.md).
+// and 256 x 256 were slower again (also with Note [Tile chunks]: 4.2
+// against 3.8 ms). transpose_add at 60 GB/s: 4.7 -> 3.4 ms; with each row
+// prefetching a run of the next unit (gen_tiles.cpp) 3.1 ms, where the
+// copy takes 2.1: docs/benchmarks.md.
 inline constexpr int64_t kPairBlock = 128;
 
 struct RowPlan {

@@ -287,6 +287,31 @@ TEST(JitCpu, TilePairsOfOneBufferReadBothWays) {
   EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
 }
 
+// Note [Every other element]: stride-2 rows of 32-bit elements load two
+// vectors and permute; the second load ends on the row's last element, so
+// a row ending at the buffer's end is read to there and no further.
+TEST(JitCpu, RowsReadEveryOtherElement) {
+  const Index every_other = Slice{std::nullopt, std::nullopt, 2};
+  for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1000}) {
+    SCOPED_TRACE("elements " + std::to_string(n));
+    Tensor x = random_tensor({3, 2 * n - 1}, 60), flat = random_tensor({2 * n - 1}, 61);
+    Tensor even = index(x, std::vector<Index>{Slice{}, every_other});
+    Tensor odd = index(x, std::vector<Index>{Slice{}, Slice{1, std::nullopt, 2}});
+    Tensor line = index(flat, std::vector<Index>{every_other});
+    Tensor ints = astype(x * 1000.0, DType::Int32);
+    realize({ints});
+    Tensor even_ints = index(ints, std::vector<Index>{Slice{}, every_other});
+    Checked c = check({even * 2.0 + 1.0, line - 1.0, even_ints + 3, sum(even, Axes{{-1}}), max(line),
+                       argmax(even, -1), softmax(even)},
+                      1e-5);
+    EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    if (n > 1) {  // odd lanes, beside a slice of the even ones
+      c = check({odd * index(even, std::vector<Index>{Slice{}, Slice{0, n - 1}})}, 0);
+      EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    }
+  }
+}
+
 TEST(JitCpu, HalfAndBoolInputsAndOutputs) {
   Tensor x = random_tensor({5, 33}, 3);
   for (DType t : {DType::Float16, DType::BFloat16}) {
