@@ -42,19 +42,21 @@ class IntOps {
         c_.vpmovm2d(dst, c_.k2);
       }
     } else {
-      auto eq = [&](const R& x, const R& y) { q ? c_.vpcmpeqq(dst, x, y) : c_.vpcmpeqd(dst, x, y); };
-      auto gt = [&](const R& x, const R& y) { q ? c_.vpcmpgtq(dst, x, y) : c_.vpcmpgtd(dst, x, y); };
       switch (p) {
-        case Eq: eq(a, b); return;
-        case Gt: gt(a, b); return;
-        case Lt: gt(b, a); return;
-        case Ne: eq(a, b); break;
-        case Le: gt(a, b); break;
-        case Ge: gt(b, a); break;
+        case Eq: lanes_eq(dst, a, b, q); return;
+        case Gt: lanes_gt(dst, a, b, q); return;
+        case Lt: lanes_gt(dst, b, a, q); return;
+        case Ne: lanes_eq(dst, a, b, q); break;
+        case Le: lanes_gt(dst, a, b, q); break;
+        case Ge: lanes_gt(dst, b, a, q); break;
       }
       c_.vxorps(dst, dst, k_.bits_of(0xffffffff));  // the complement
     }
   }
+
+  // AVX2's two integer comparisons, of 64-bit lanes when q.
+  void lanes_eq(const R& dst, const R& x, const R& y, bool q) { q ? c_.vpcmpeqq(dst, x, y) : c_.vpcmpeqd(dst, x, y); }
+  void lanes_gt(const R& dst, const R& x, const R& y, bool q) { q ? c_.vpcmpgtq(dst, x, y) : c_.vpcmpgtd(dst, x, y); }
 
   // dst = lane mask of x != 0.
   void nonzero(const R& dst, const R& x, const R& s) {

@@ -96,7 +96,7 @@ class VectorOps {
   VectorOps(Xbyak::CodeGenerator& c, ConstantPool& k) : c_(c), k_(k) {}
 
   // Comparison predicates (vcmpps imm8).
-  enum Pred : uint8_t { Eq = 0x00, Lt = 0x01, Le = 0x02, Unord = 0x03, Ne = 0x04, Nle = 0x06, Ord = 0x07, Ge = 0x0d, Gt = 0x0e };
+  enum Pred : uint8_t { Eq = 0x00, Lt = 0x01, Le = 0x02, Unord = 0x03, Ne = 0x04, Nle = 0x06, Ord = 0x07, Nge = 0x09, Ge = 0x0d, Gt = 0x0e };
   // The register type that holds half the lanes.
   using Half = std::conditional_t<kZmm, Xbyak::Ymm, Xbyak::Xmm>;
 
