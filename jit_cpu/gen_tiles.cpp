@@ -36,6 +36,7 @@ void RowKernelGen<Vmm>::decide_tiling() {
   for (size_t k = 0; k < s_.inputs.size(); ++k) {
     const RowPlan::Access& a = p_.inputs[k];
     pair_prefetch_[k] = s_.inputs[k].kind == KernelInput::Kind::Buffer && itemsize(s_.inputs[k].dtype) == 4 &&
+                        a.outer_strides[0] != 0 &&
                         (a.inner_stride == 1 || (a.outer_strides[0] == 1 && straight_partner(s_, p_, k) < 0)) &&
                         fits_int32(a.outer_strides[0] * 4 * kPairBlock) && fits_int32(a.inner_stride * 4 * kPairBlock);
   }
@@ -151,8 +152,9 @@ void RowKernelGen<Vmm>::pair_loop() {
 
 // Note [Tile pairs]: prefetching. A unit's blocks read its two blocks of
 // x, 128 KB, from memory, in 512-byte pieces: the hardware prefetchers do
-// not follow such a walk. A burst of a group's 1024 lines at its start
-// did: 3.8 ms for transpose_add at 61 GB/s. Each row of a block now
+// not follow such a walk. Prefetching a group's 1024 lines in a burst at
+// its start fetched little in time (transpose_add at 61 GB/s: 3.8 ms, and
+// 4.1 without the burst; most of it seems dropped). Each row of a block now
 // prefetches, into L2, one contiguous piece of the next unit's data, the
 // memory run of its matching block with the row's index: while block
 // (I, J) runs, the runs of the next unit's (I', J'); while (J, I) runs,
@@ -230,7 +232,9 @@ void RowKernelGen<Vmm>::row_prefetch(int a) {
       mov(rax, pair_word(kPairSlots + inputs + static_cast<int>(k)));
       add(rax, static_cast<int>(a * run_step(k) * 4));
     } else {
-      if (s_.inputs[k].kind != KernelInput::Kind::Buffer || p_.inputs[k].inner_stride != 1) continue;
+      const RowPlan::Access& in = p_.inputs[k];  // (a row broadcast down the rows stays in L1)
+      if (s_.inputs[k].kind != KernelInput::Kind::Buffer || in.inner_stride != 1 || in.outer_strides.back() == 0)
+        continue;
       input_base(static_cast<int32_t>(k));
       add(rax, tile_width_ * size);
     }
@@ -340,10 +344,10 @@ void RowKernelGen<Vmm>::row_of_group(int a) {
 
 // The G x W block at rows 0..G-1 of the group, columns r8..r8+W-1, of
 // each tiled input, transposed into its stack tile (row a at a *
-// tile_width_ floats from the chunk's start), V columns at a time. In sets of 4 rows g: register j collects,
-// in its 128-bit lane q, the 4 floats of column 4q + j; a 4 x 4 transpose
-// inside every lane then leaves row 4g + j in register j. Nothing else is
-// live here: v0..v7 are free.
+// tile_width_ floats from the chunk's start), V columns at a time. In
+// sets of 4 rows g: register j collects, in its 128-bit lane q, the 4
+// floats of column 4q + j; a 4 x 4 transpose inside every lane then leaves
+// row 4g + j in register j. Nothing else is live here: v0..v7 are free.
 template <class Vmm>
 void RowKernelGen<Vmm>::fill_tiles() {
   for (size_t k = 0; k < s_.inputs.size(); ++k) {
