@@ -88,24 +88,15 @@ void RowKernelGen<Vmm>::accumulate_arg(int32_t r, const Vmm& best, const Vmm& in
   const Vmm take = scratch(0), s = scratch(1);
   if constexpr (kZmm) {
     if (arg_lanes(r) != Lanes::Long) {
-      const uint8_t better = s_.body[r].op == Op::ArgMax ? Ops::Nle : Ops::Nge;
-      if (wide_) {  // side by side, not one under the other's mask: the chain is one comparison long
-        vcmppd(k3, best, best, Ops::Ord);
-        vcmppd(k2, x, best, better);
-      } else {
-        vcmpps(k3, best, best, Ops::Ord);
-        vcmpps(k2, x, best, better);
-      }
+      // Side by side, not one under the other's mask: the chain from one
+      // best to the next is one comparison long.
+      ops_.cmp_k(k3, best, best, Ops::Ord, width());
+      ops_.cmp_k(k2, x, best, s_.body[r].op == Op::ArgMax ? Ops::Nle : Ops::Nge, width());
       kandw(k2, k2, k3);
       if (tail) kandw(k2, k2, k1);
       lane_positions(s);
-      if (wide_) {
-        vpblendmq(index | k2, index, s);
-        vblendmpd(best | k2, best, x);
-      } else {
-        vpblendmd(index | k2, index, s);
-        vblendmps(best | k2, best, x);
-      }
+      ops_.blend_k(index, index, s, k2, width());  // (a blend of floats moves the index's bits as they are)
+      ops_.blend_k(best, best, x, k2, width());
       return;
     }
   }
