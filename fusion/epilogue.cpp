@@ -236,6 +236,14 @@ EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<s
     }
     if (base == t || (g[base].op != Op::Input && info(g[base].op).kind == FusionKind::Leaf))
       return stop("the operand is the value itself or a constant the library cannot take, not a tensor in memory");
+    // The operand must be in memory before the call runs. A computed
+    // operand recorded after the library node may be another library
+    // call's value whose own chain reaches this node (a @ b + c @ d): only
+    // the later call takes the add, so no node has two owners and no call
+    // reads a value that is not written yet.
+    if (info(g[base].op).kind != FusionKind::Leaf && base > library)
+      return stop("the operand " + std::string(info(g[base].op).name) + "#" + std::to_string(base) +
+                  " is computed after this library call");
     PostOp b{.kind = PostOp::Kind::Binary, .op = n.op, .addend = addend, .result = u};
     if (std::string why = refused(m.post_ops, b); !why.empty()) return stop(why);
     m.post_ops.push_back(b);

@@ -143,7 +143,10 @@ class Partitioner {
     // The epilogue joins the call (Note [Library epilogues]); where it
     // stops, the reason is the one explain() gives for that edge.
     EpilogueMatch m = match_epilogue(g_, id, users_, is_output_, rules_);
-    for (NodeId e : m.nodes) add_member(grp, e, Space::Full);
+    for (NodeId e : m.nodes) {
+      BRAZE_ASSERT(group_of_[e] < 0, "epilogue node ", e, " of library node ", id, " already belongs to a group");
+      add_member(grp, e, Space::Full);
+    }
     groups_[grp].post_ops = std::move(m.post_ops);
     for (auto& [consumer, why] : m.stopped) {
       unfused(m.last, consumer, why);

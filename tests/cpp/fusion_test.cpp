@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 #include "fusion/schedule.h"
 #include "graph/reference.h"
@@ -110,6 +111,25 @@ TEST(Fusion, LibraryCallsEndGroups) {
   EXPECT_EQ(s.steps.size(), 2u) << explain(s);  // exp; matmul with +1 (linear) and relu as post-ops
   EXPECT_NE(explain(s).find("library call"), std::string::npos);
   expect_fused_equals_reference({y});
+}
+
+// a @ b + c @ d: each call's chain reaches the add, but only the later call
+// may take it, reading the earlier one's value from memory (both taking it
+// ran one call before the value it read existed, and crashed).
+TEST(Fusion, TwoLibraryCallsNeverShareAnEpilogue) {
+  Tensor a = random_tensor({6, 6}, 20), h = random_tensor({6, 5}, 21), wx = random_tensor({6, 5}, 22),
+         wh = random_tensor({5, 5}, 23), b = random_tensor({5}, 24);
+  for (Tensor y : {matmul(a, a) + matmul(a, transpose(a)), tanh(matmul(a, wx) + matmul(h, wh) + b)}) {
+    Schedule s = schedule_of({y});
+    ASSERT_EQ(s.steps.size(), 2u) << explain(s);
+    std::set<NodeId> owned;
+    for (const Step& st : s.steps)
+      for (NodeId n : st.group.nodes) EXPECT_TRUE(owned.insert(n).second) << "node " << n << " in two steps\n" << explain(s);
+    EXPECT_TRUE(s.steps[0].group.post_ops.empty()) << explain(s);
+    EXPECT_FALSE(s.steps[1].group.post_ops.empty()) << explain(s);
+    EXPECT_NE(explain(s).find("is computed after this library call"), std::string::npos) << explain(s);
+    expect_fused_equals_reference({y});
+  }
 }
 
 TEST(Fusion, ViewsOfOutputsAndLeavesAreCopiedDensely) {

@@ -161,6 +161,15 @@ def test_scale_residual_bias_relu_is_one_call_on_cuda(mode):
     close(got, x.astype(np.float64) @ w - r, 24)
 
 
+def test_two_products_summed_on_cuda(mode):
+    # a @ a + a @ a.T: only the later call takes the add (it crashed when both did).
+    a, x, h, wx, wh, b = (rand(s, 50 + i) for i, s in enumerate([(9, 9), (4, 9), (4, 7), (9, 7), (7, 7), (7,)]))
+    A = cuda(a)
+    close((A @ A + A @ A.T).numpy(), a.astype(np.float64) @ a + a.astype(np.float64) @ a.T, 9)
+    y = bz.tanh(cuda(x) @ cuda(wx) + cuda(h) @ cuda(wh) + cuda(b))
+    close(y.numpy(), np.tanh(x.astype(np.float64) @ wx + h.astype(np.float64) @ wh + b), 9)
+
+
 @counts
 def test_replays_allocate_only_their_output_on_cuda(mode):
     X, W, B = cuda(rand((64, 32), 24)), cuda(rand((32, 16), 25)), cuda(rand((16,), 26))

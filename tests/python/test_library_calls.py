@@ -166,6 +166,31 @@ def test_bias_activation_is_one_library_call(act, transposed):
     close(got, ref(x.astype(np.float64) @ w + b), 48)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, "bfloat16"])
+def test_two_products_summed_are_two_calls_and_the_later_takes_the_add(dtype):
+    # a @ a + a @ a.T and an RNN cell tanh(x @ Wx + h @ Wh + b): both
+    # calls' chains reach the add; only the later one may take it.
+    import ml_dtypes
+    dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
+    a, x, h = rand((9, 9), 40).astype(dt), rand((4, 9), 41).astype(dt), rand((4, 7), 42).astype(dt)
+    wx, wh, b = rand((9, 7), 43).astype(dt), rand((7, 7), 44).astype(dt), rand((7,), 45).astype(dt)
+    A = bz.tensor(a)
+    f = lambda v: np.asarray(v, np.float64)
+    cases = [
+        (A @ A + A @ A.T, f(a) @ f(a) + f(a) @ f(a).T, 9),
+        (bz.tanh(bz.tensor(x) @ bz.tensor(wx) + bz.tensor(h) @ bz.tensor(wh) + bz.tensor(b)),
+         np.tanh(f(x) @ f(wx) + f(h) @ f(wh) + f(b)), 9),
+    ]
+    for y, want, k in cases:
+        text, steps = library_steps(y)
+        assert steps == 2 and "is computed after this library call" in text, text
+        got = np.asarray(y.numpy(), np.float64)
+        if dtype == "bfloat16":
+            np.testing.assert_allclose(got, want, rtol=0.05, atol=0.05 * math.sqrt(k))
+        else:
+            close(got, want, k)
+
+
 def test_empty_sum_with_epilogue():
     # K = 0: the product is zeros, and the bias and relu still apply.
     b = rand((6,), 34)
