@@ -30,6 +30,8 @@ namespace braze {
   X(cache_hits_disk)      \
   X(programs_compiled)    \
   X(programs_replayed)    \
+  X(kernels_evicted)      \
+  X(library_primitives_evicted) \
   X(allocations)          \
   X(bytes_allocated)      \
   X(arena_bytes)          \

@@ -319,6 +319,7 @@ LibraryCall find_library_call(const Graph& g, const FusedGroup& group, cuda::Dev
   }
   dnn::Prepared r = dnn::prepare(g, group);
   if (r.created) stats.library_primitives_created.fetch_add(1, std::memory_order_relaxed);
+  stats.library_primitives_evicted.fetch_add(r.evicted, std::memory_order_relaxed);
   return {std::move(r), nullptr};
 }
 
@@ -390,6 +391,7 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
         rt.stats().kernels_compiled.fetch_add(1, std::memory_order_relaxed);
         rt.stats().codegen_ns.fetch_add(found.codegen_ns, std::memory_order_relaxed);
       }
+      rt.stats().kernels_evicted.fetch_add(found.evicted, std::memory_order_relaxed);
       p.kernels[k] = found.kernel;  // null: the spec interpreter runs it (found.why says why)
     }
   }

@@ -63,8 +63,9 @@ struct Prepared {
   std::vector<std::shared_ptr<const jit::CompiledKernel>> kernels;
   // Per step: a library call's oneDNN primitive, looked up once here like
   // the kernels (why_not says when the reference interpreter runs it
-  // instead); default for kernel steps. The entry lives in the process-wide
-  // primitive cache, which never drops one, so the handle stays valid.
+  // instead); default for kernel steps. Each holds its primitive cache
+  // entry, which stays valid after the cache drops it (Note [Owning oneDNN
+  // primitives] in jit_cpu/dnn.h).
   std::vector<dnn::Prepared> library;
   // On a CUDA device: its executor, per kernel step the loaded kernel
   // (null for library calls), and per library step its cuBLASLt/cuDNN call
