@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jit_cpu/isa.h"
+#include "runtime/arena_pool.h"
 #include "runtime/device.h"
 #include "runtime/dump.h"
 #include "runtime/program.h"
@@ -68,6 +69,9 @@ class Runtime {
   bool arena() const { return arena_; }
   // Compiled programs by structure (Note [Programs]).
   ProgramCache& programs() { return programs_; }
+  // The arenas programs run in (Note [Arena pool]), idle ones bounded by
+  // BRAZE_ARENA_POOL_MB.
+  ArenaPool& arenas() { return arenas_; }
   bool poison() const { return poison_; }
   // In-place writes into realized storage (Note [Storage versions]).
   StorageVersions& storage_versions() { return storage_versions_; }
@@ -84,6 +88,7 @@ class Runtime {
   BackendKind backend_;
   jit::Isa cpu_isa_;
   Dumper dumper_;
+  ArenaPool arenas_;  // before programs_: destroyed after them
   ProgramCache programs_;
   StorageVersions storage_versions_;
   bool poison_;

@@ -277,8 +277,10 @@ void plan_arena(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) 
   // Once per program, and a wrong plan is a silently wrong answer: always checked.
   memplan::verify_plan(p.lives, p.plan);
   if (p.plan.arena_bytes == 0) return;  // only zero-size intermediates: nothing to share
-  p.arena = allocate(DType::UInt8, {p.plan.arena_bytes});
-  Runtime::get().stats().arena_bytes.fetch_add(p.plan.arena_bytes, std::memory_order_relaxed);
+  if (!p.memory.lend) {
+    p.arena = allocate(DType::UInt8, {p.plan.arena_bytes});
+    Runtime::get().stats().arena_bytes.fetch_add(p.plan.arena_bytes, std::memory_order_relaxed);
+  }
   p.offset.assign(s.graph.size(), -1);
   p.dying.resize(s.steps.size());
   // An input an output took over in place holds that output after its last

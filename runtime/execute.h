@@ -37,6 +37,11 @@ struct MemoryOptions {
   // bytes again after its last read, so that a planner bug shows up as a
   // wrong answer instead of a stale but plausible value.
   bool poison = false;
+  // With the arena: prepare() plans it but leaves Prepared::arena empty,
+  // and whoever runs the schedule sets it to an arena of at least
+  // plan.arena_bytes for each run (a Program, from the arena pool: Note
+  // [Arena pool] in runtime/arena_pool.h).
+  bool lend = false;
 };
 
 // Note [Kept packed weights]
@@ -76,7 +81,7 @@ struct Prepared {
   std::vector<std::shared_ptr<const cuda::DeviceLibraryCall>> device_library;
   memplan::Liveness lives;  // with the arena only
   memplan::MemoryPlan plan;
-  Array arena;                                          // plan.arena_bytes; empty when nothing is shared
+  Array arena;  // at least plan.arena_bytes; empty when nothing is shared (or, with memory.lend, between runs)
   std::vector<int64_t> offset;                          // per graph node: its arena offset, or -1
   std::vector<std::vector<memplan::Placement>> dying;   // poison mode, per step: what it reads last
   std::vector<Array> staging;                           // per output: where it is written when `out` aliases an input

@@ -1,5 +1,7 @@
 #include "runtime/program.h"
 
+#include <optional>
+
 #include "graph/check.h"
 #include "jit_cuda/executor.h"
 #include "runtime/context.h"
@@ -30,6 +32,7 @@ Program::Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, 
                  std::shared_ptr<cuda::DeviceExecutor> device)
     : schedule_(program_schedule(lowered.graph, device.get())) {
   const bool on_device = device != nullptr;
+  memory.lend = true;  // Note [Arena pool]
   prepared_ = prepare(schedule_, mode, memory, allocate, std::move(device));
   // Made once per structure, so a loop dumps its program once (Note [Dump files]).
   if (Dumper& dump = Runtime::get().dumper(); dump.enabled())
@@ -49,6 +52,17 @@ std::vector<Array> Program::run(std::vector<Array>& inputs, std::span<const Scal
     BRAZE_ASSERT(slot.data && slot.dtype == p.dtype, "parameter ", p.input, " has no slot of its dtype");
     store_scalar(p, slot);
     inputs[p.input] = slot;
+  }
+  // Note [Arena pool]: borrowed for this run, given back when it ends
+  // (the lease is destroyed after `borrowed`, which lets go of it first).
+  std::optional<ArenaPool::Lease> lease;
+  struct Borrowed {
+    Prepared& p;
+    ~Borrowed() { p.arena = {}; }
+  } borrowed{prepared_};
+  if (prepared_.memory.arena && prepared_.plan.arena_bytes > 0) {
+    lease.emplace(Runtime::get().arenas().lend(prepared_.device.get(), prepared_.plan.arena_bytes, allocate));
+    prepared_.arena = lease->arena();
   }
   return run_prepared(schedule_, prepared_, inputs, allocate, out, step_ns);
 }

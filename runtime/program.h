@@ -31,8 +31,9 @@ namespace braze {
 // allocated once. Every later realize of the same structure replays it:
 // no fusion, no kernel lookup, no planning, no allocation but the outputs
 // the user keeps (and none when the caller gives the output arrays, as
-// @bz.jit's out= does). The arena lives as long as the program; the cache
-// keeps the kMaxPrograms most recently used programs.
+// @bz.jit's out= does). Each run borrows its arena from the arena pool
+// (Note [Arena pool]); the cache keeps the kMaxPrograms most recently used
+// programs.
 //
 // Inputs are never written, so which of them share memory does not change
 // what a program does and is not in the key; an output array given by the
@@ -63,8 +64,7 @@ class Program {
   std::mutex mu_;
 };
 
-// How many programs the cache keeps (least recently used goes first): each
-// holds its arena, so a loop over ever new shapes must not keep them all.
+// How many programs the cache keeps (least recently used goes first).
 inline constexpr size_t kMaxPrograms = 256;
 
 class ProgramCache {
