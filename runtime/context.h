@@ -31,6 +31,7 @@ namespace braze {
   X(cache_hits_disk)      \
   X(programs_compiled)    \
   X(programs_replayed)    \
+  X(programs_evicted)     \
   X(kernels_evicted)      \
   X(library_primitives_evicted) \
   X(allocations)          \
@@ -67,7 +68,8 @@ class Runtime {
   // Intermediates in one planned arena per program (on unless
   // BRAZE_ARENA=0; BRAZE_POISON=1 also fills dead arena bytes with NaN).
   bool arena() const { return arena_; }
-  // Compiled programs by structure (Note [Programs]).
+  // Compiled programs by structure (Note [Programs]), bounded by
+  // BRAZE_PROGRAM_CACHE_MB (Note [Bounded caches]).
   ProgramCache& programs() { return programs_; }
   // The arenas programs run in (Note [Arena pool]), idle ones bounded by
   // BRAZE_ARENA_POOL_MB.
