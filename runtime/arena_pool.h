@@ -31,7 +31,8 @@ namespace braze {
 // allocating. A replay of one structure thus allocates nothing, as
 // before (the same arena comes back), threads running programs at once
 // get an arena each, and a cycle of 300 shapes runs in one arena, the
-// largest. What it costs a replay: a lock and a map lookup, ~0.1 us.
+// largest. What it costs a replay, a lock and a map lookup, was not
+// measurable beside the rest (bench/program_loop.py: the same times).
 class ArenaPool {
  public:
   // Idle arenas are kept up to `idle_limit` bytes (and always one).
