@@ -11,6 +11,7 @@
 #include "runtime/cuda_executors.h"
 #include "runtime/device_program.h"
 #include "runtime/execute.h"
+#include "runtime/memory_figures.h"
 
 namespace braze::py {
 
@@ -141,6 +142,19 @@ void bind_runtime(nb::module_& m) {
     d["library"] = dnn::version();
     d["isa"] = dnn::isa();
     d["bfloat16"] = dnn::runs_bfloat16();
+    return d;
+  });
+  // The bounded caches against their bounds (Note [Bounded caches]; `braze doctor`): for tests.
+  m.def("_memory", []() {
+    nb::dict d;
+    for (const CacheFigures& c : memory_figures()) {
+      nb::dict row;
+      row["variable"] = c.variable;
+      row["entries"] = c.entries;
+      row["bytes"] = c.bytes;
+      row["limit"] = c.limit;
+      d[c.cache.c_str()] = row;
+    }
     return d;
   });
   // The streaming-copy probe (runtime/copy_bandwidth.h): for the benchmarks' roofline ratios.
