@@ -94,6 +94,10 @@ Tensor squeeze(const Tensor& x, std::optional<std::vector<int64_t>> axes) {
     return reshape(x, s);
   }
   std::vector<int64_t> ax = normalize_axes(*axes, x.ndim(), "squeeze");
+  std::vector<int64_t> sorted = ax;
+  std::sort(sorted.begin(), sorted.end());
+  BRAZE_CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(), "squeeze: repeated axis in ",
+              to_string(*axes));
   for (int64_t a : ax)
     BRAZE_CHECK(x.shape()[a] == 1, "squeeze: cannot select axis ", a, " of size ", x.shape()[a], " in shape ",
                 to_string(x.shape()), " (only size-1 axes can be squeezed)");

@@ -114,6 +114,8 @@ CASES = [
      r"^var: axis 18446744073709551616 is out of range$"),
     ("conv_stride_beyond_int64", lambda: bz.conv2d(bz.zeros((1, 1, 3, 3)), bz.zeros((1, 1, 1, 1)), stride=2**64),
      OverflowError, r"^conv2d: value 18446744073709551616 is outside int64$"),
+    ("squeeze_repeated_axis", lambda: bz.squeeze(bz.zeros((1, 2)), (0, 0)), ValueError,
+     r"^squeeze: repeated axis in \[0, 0\]$"),
     ("slice_step_zero", lambda: bz.zeros(5)[::0], ValueError, r"slice step cannot be zero"),
     # Labels are data (Note [Checked labels]).
     ("cross_entropy_label_high", lambda: bz.cross_entropy(X23(), bz.tensor(np.array([0, 5]))), IndexError,

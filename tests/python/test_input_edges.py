@@ -149,3 +149,21 @@ def test_python_int_beyond_int64_with_floats_is_a_float():
     assert_matches(bz.tensor(a) + 2**70, a + 2**70)
     assert_matches(bz.tensor(a) < 2**64, a < 2**64)
     assert_matches(bz.maximum(bz.tensor(a.astype(np.float16)), -2**80), np.maximum(a.astype(np.float16), -2**80))
+
+
+# --- zero-size reductions (found by test_api_fuzz.py) --------------------------
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 3), (3, 0), (3, 0, 0, 0)], ids=str)
+@pytest.mark.parametrize("fn", ["sum", "prod", "mean"])
+def test_reductions_of_zero_size_over_all_axes(fn, shape):
+    # A sum over all axes of [2, 0, 3] corrupted the heap (the CPU row plan
+    # wrote past its output); now the identity, known when recorded.
+    a = np.zeros(shape, np.float32)
+    for _ in range(20):  # glibc sees the overrun at some later free: give it many
+        bz.clear_programs()
+        with np.errstate(invalid="ignore"):
+            assert_matches(getattr(bz, fn)(bz.tensor(a)), getattr(np, fn)(a), np.float32)
+            assert_matches(getattr(bz, fn)(bz.tensor(a), axis=0, keepdims=True),
+                           getattr(np, fn)(a, axis=0, keepdims=True), np.float32)
+        assert_matches(bz.sum(bz.tensor(a.astype(np.int8))), np.sum(a.astype(np.int8)), np.int64)
