@@ -47,9 +47,10 @@ IntRange int_range(DType t) {
 // A float value given for an integer dtype truncates, as NumPy's unsafe
 // cast does (out of range: implementation-defined, docs/semantics.md).
 int out_of_range(const Scalar& s, DType t) {  // -1 below, 1 above, 0 fits
-  if (s.kind != DTypeKind::Int || !is_integral(t) || t == DType::Bool) return 0;
+  if (s.kind != DTypeKind::Int || !is_integral(t)) return 0;
+  if (s.beyond_int64) return s.real < 0 ? -1 : 1;  // not even a bool takes it, as in NumPy
+  if (t == DType::Bool) return 0;  // any other int is a truth value
   IntRange r = int_range(t);
-  if (s.beyond_int64) return s.real < 0 ? -1 : 1;
   return s.integer < r.lo ? -1 : s.integer > r.hi ? 1 : 0;
 }
 
@@ -76,7 +77,9 @@ std::optional<Tensor> compare_out_of_range(Op op, std::span<const Operand> xs) {
   if (info(op).dtype_rule != DTypeRule::Compare) return std::nullopt;
   const Tensor* t = xs[0].tensor() ? xs[0].tensor() : xs[1].tensor();
   const Scalar* s = xs[0].scalar() ? xs[0].scalar() : xs[1].scalar();
-  if (!t || !s || !t->defined()) return std::nullopt;
+  // A bool tensor takes a Python int as int64; past int64 that is an
+  // OverflowError, as in NumPy.
+  if (!t || !s || !t->defined() || t->dtype() == DType::Bool) return std::nullopt;
   int side = out_of_range(*s, t->dtype());
   if (side == 0) return std::nullopt;
   if (xs[0].scalar()) side = -side;  // s < t is t > s
@@ -295,8 +298,13 @@ Tensor record(Op op, std::span<const Operand> xs, Attr attr) {
     if (const Tensor* x = xs[i].tensor()) {
       t = *x;
     } else {
-      const Scalar& s = *xs[i].scalar();
+      Scalar s = *xs[i].scalar();
+      // A logical op reads a Python int only as a truth value, whatever its size.
+      // (Past int64, NumPy cannot convert it: an OverflowError below.)
+      if (oi.dtype_rule == DTypeRule::Logical && s.kind == DTypeKind::Int && !s.beyond_int64) s = Scalar(s.integer != 0);
       DType d = strong && i >= first_value ? promote_with_scalar(*strong, s.kind) : s.default_dtype();
+      // divide computes in float: an int it cannot hold as the tensor's type joins as a float.
+      if (oi.dtype_rule == DTypeRule::PromoteFloat && out_of_range(s, d) != 0) d = kDefaultFloat;
       check_fits(s, d, oi.api);  // Note [Python integers out of range]
       t = constant(s, d, dev);
     }

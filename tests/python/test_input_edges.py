@@ -167,3 +167,15 @@ def test_reductions_of_zero_size_over_all_axes(fn, shape):
             assert_matches(getattr(bz, fn)(bz.tensor(a), axis=0, keepdims=True),
                            getattr(np, fn)(a, axis=0, keepdims=True), np.float32)
         assert_matches(bz.sum(bz.tensor(a.astype(np.int8))), np.sum(a.astype(np.int8)), np.int64)
+
+
+def test_python_ints_out_of_range_in_divide_and_logical_ops_follow_numpy():
+    # Found by test_api_fuzz.py: divide computes in float, so a Python int
+    # an int8 cannot hold is a float there; a logical op reads it as a truth value.
+    a = np.array([-3, 0, 100], np.int8)
+    assert_matches(bz.tensor(a) / 2**70, (a / 2**70).astype(np.float32), np.float32)
+    assert_matches(bz.logical_and(bz.tensor(a), 255), np.logical_and(a, 255))
+    with pytest.raises(OverflowError, match=r"^equal: Python integer"):
+        bz.tensor(a.astype(bool)) == -2**70  # noqa: B015  NumPy raises too
+    with pytest.raises(OverflowError, match=r"^logical_or: Python integer"):
+        bz.logical_or(bz.tensor(a.astype(bool)), 2**70)
