@@ -104,8 +104,12 @@ Tensor silu(const Tensor& x) {
   return xf * sigmoid(xf);
 }
 
+// Note [Statistics precision]: an int64 difference squared overflows float32.
 Tensor mse_loss(const Tensor& prediction, const Tensor& target) {
-  return mean(square(as_float(prediction) - target));
+  DType result = promote(stats_result(prediction.dtype()), target.dtype());
+  bool wide = stats_dtype(prediction.dtype()) == DType::Float64 || stats_dtype(target.dtype()) == DType::Float64;
+  DType c = wide ? DType::Float64 : stats_dtype(result);
+  return astype(mean(square(astype(prediction, c) - astype(target, c))), result);
 }
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {

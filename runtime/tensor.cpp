@@ -233,7 +233,7 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
       return x >= -0x1p63 && x < 0x1p63 ? Scalar(static_cast<int64_t>(x)) : Scalar::huge_int(x);
     };
     Scalar first_int = as_int(start), second_int = as_int(second);
-    check_fits(first_int, t, "arange");
+    if (length > 0) check_fits(first_int, t, "arange");  // an empty arange converts nothing, as in NumPy
     if (length > 1) check_fits(second_int, t, "arange");
     // Modulo 2^64, as the elements are modulo the dtype's width.
     auto diff = static_cast<uint64_t>(second_int.integer) - static_cast<uint64_t>(first_int.integer);
@@ -299,6 +299,8 @@ Tensor record(Op op, std::span<const Operand> xs, Attr attr) {
       t = *x;
     } else {
       Scalar s = *xs[i].scalar();
+      // where's condition is a truth value: 1e-300 is true, not a float32 0.
+      if (op == Op::Where && i == 0) s = Scalar(s.beyond_int64 || (s.kind == DTypeKind::Float ? s.real != 0 : s.integer != 0));
       // A logical op reads a Python int only as a truth value, whatever its size.
       // (Past int64, NumPy cannot convert it: an OverflowError below.)
       if (oi.dtype_rule == DTypeRule::Logical && s.kind == DTypeKind::Int && !s.beyond_int64) s = Scalar(s.integer != 0);

@@ -353,13 +353,13 @@ def _weak(tensor_dtype, value):
     return ["bool", "int64", "float32"][k]
 
 
-def _braze_dtypes(args):
+def _braze_dtypes(args, where=False):
     strong = None
-    for a in args:
+    for a in args[1:] if where else args:  # where's condition takes no part in promotion
         if hasattr(a, "dtype"):
             strong = _dtype_name(a) if strong is None else _promote(strong, _dtype_name(a))
-    out = []
-    for a in args:
+    out = ["bool"] if where else []
+    for a in args[1:] if where else args:
         if hasattr(a, "dtype"):
             out.append(_dtype_name(a))
         elif strong is None:
@@ -415,7 +415,7 @@ def _elementwise(op, args):
     """(expected value, braze dtype): NumPy decides whether the call is an
     error; the value is computed in float64 (int64 for integers) and rounded
     once to braze's result dtype, as test_ops.py does."""
-    dts = _braze_dtypes(args)
+    dts = _braze_dtypes(args, where=op["api"] == "where")
     if op["rule"] == "PromoteFloat":  # divide takes an int its tensor's type cannot hold as a float
         dts = ["float32" if isinstance(a, int) and not isinstance(a, bool) and d not in FLOATS and d != "bool" and
                not np.iinfo(d).min <= a <= np.iinfo(d).max else d for a, d in zip(args, dts)]

@@ -179,3 +179,13 @@ def test_python_ints_out_of_range_in_divide_and_logical_ops_follow_numpy():
         bz.tensor(a.astype(bool)) == -2**70  # noqa: B015  NumPy raises too
     with pytest.raises(OverflowError, match=r"^logical_or: Python integer"):
         bz.logical_or(bz.tensor(a.astype(bool)), 2**70)
+
+
+def test_where_condition_scalar_and_int64_mse_found_by_the_fuzz():
+    x = np.array([2.5, -1.0], np.float16)
+    # A Python float condition is a truth value: 1e-300 was a float32 0.
+    assert_matches(bz.where(1e-300, -129, bz.tensor(x)), np.where(1e-300, -129, x).astype(np.float16))
+    # int64 differences squared overflowed float32: mse_loss computes in float64.
+    a, b = np.array([9 * 10**18, -9 * 10**18], np.int64), np.array([-9 * 10**18, 9 * 10**18], np.int64)
+    assert_matches(bz.mse_loss(bz.tensor(a), bz.tensor(b)), np.mean((a.astype(float) - b) ** 2), np.float32)
+    assert_matches(bz.arange(-771.5, -771.5, dtype=bz.uint8), np.arange(-771.5, -771.5, dtype=np.uint8))
