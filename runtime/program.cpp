@@ -55,18 +55,34 @@ std::vector<Array> Program::run(std::vector<Array>& inputs, std::span<const Scal
 
 ProgramCache::Found ProgramCache::find_or_make(const std::string& key,
                                                const std::function<std::shared_ptr<Program>()>& make) {
+  std::promise<std::shared_ptr<Program>> promise;
   {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
     if (auto it = entries_.find(key); it != entries_.end()) {
       recent_.splice(recent_.begin(), recent_, it->second.place);
       return {it->second.program, false};
     }
+    if (auto it = making_.find(key); it != making_.end()) {
+      std::shared_future<std::shared_ptr<Program>> made = it->second;
+      lock.unlock();
+      return {made.get(), false};  // waits for the thread making it; rethrows its exception
+    }
+    making_.emplace(key, promise.get_future().share());
   }
   // Made outside the lock: compiling takes long, other programs may replay
-  // meanwhile. Two threads making the same program keep the first.
-  std::shared_ptr<Program> made = make();
+  // meanwhile.
+  std::shared_ptr<Program> made;
+  try {
+    made = make();
+  } catch (...) {
+    std::lock_guard lock(mu_);
+    making_.erase(key);
+    promise.set_exception(std::current_exception());
+    throw;
+  }
   std::lock_guard lock(mu_);
-  if (auto it = entries_.find(key); it != entries_.end()) return {it->second.program, false};
+  making_.erase(key);
+  promise.set_value(made);
   recent_.push_front(key);
   entries_.emplace(key, Entry{made, recent_.begin()});
   if (entries_.size() > kMaxPrograms) {

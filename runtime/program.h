@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -67,6 +68,11 @@ class Program {
 // holds its arena, so a loop over ever new shapes must not keep them all.
 inline constexpr size_t kMaxPrograms = 256;
 
+// Thread-safe. A program is made once however many threads ask for its
+// key at once: the first makes it, outside the lock (other programs replay
+// meanwhile), and the others wait for it and replay it. An exception from
+// make() reaches every thread that waited for it and is not kept: the
+// next find_or_make of the key makes it again.
 class ProgramCache {
  public:
   struct Found {
@@ -79,6 +85,8 @@ class ProgramCache {
 
  private:
   std::mutex mu_;
+  // Keys being made, each with what its waiters get.
+  std::unordered_map<std::string, std::shared_future<std::shared_ptr<Program>>> making_;
   std::list<std::string> recent_;  // most recent first
   struct Entry {
     std::shared_ptr<Program> program;

@@ -174,6 +174,141 @@ TEST(Concurrency, ThreadsMakingProgramsOfDifferentShapesMatchTheReference) {
   });
 }
 
+// The bz.stats()-style counters of a realize, and the library lookups of
+// making programs (runtime/execute.h): what making a program costs.
+struct Counts {
+  int64_t programs_compiled, programs_replayed, kernels_compiled, cache_hits_memory, arena_bytes, library_lookups;
+  static Counts now() {
+    return {stat(&Stats::programs_compiled), stat(&Stats::programs_replayed), stat(&Stats::kernels_compiled),
+            stat(&Stats::cache_hits_memory), stat(&Stats::arena_bytes), braze::library_lookups()};
+  }
+  Counts since(const Counts& o) const {
+    return {programs_compiled - o.programs_compiled, programs_replayed - o.programs_replayed,
+            kernels_compiled - o.kernels_compiled, cache_hits_memory - o.cache_hits_memory,
+            arena_bytes - o.arena_bytes, library_lookups - o.library_lookups};
+  }
+};
+
+TEST(Concurrency, IdenticalGraphsMakeEachProgramAndKernelOnce) {
+  Watchdog watchdog;
+  constexpr int kThreads = 6;
+  Tensor x = testing::random_tensor({64, 300}, 1, 1.0f), w = testing::random_tensor({300, 72}, 2, 0.05f),
+         bias = testing::random_tensor({72}, 3, 1.0f);
+  auto build = [&](double s) {
+    return softmax(gelu(matmul(x, w) + bias) * s, -1) + mean(x, std::vector<int64_t>{1}, true);
+  };
+  // What making it costs on one thread, from empty caches.
+  Runtime::get().programs().clear();
+  jit::KernelCache::get().clear();
+  Counts before = Counts::now();
+  build(scale_of(0)).data();
+  Counts one = Counts::now().since(before);
+  ASSERT_EQ(one.programs_compiled, 1);
+  ASSERT_GE(one.kernels_compiled, 2);  // the softmax and the mean
+  ASSERT_EQ(one.library_lookups, 1);   // the matmul
+  // The same from empty caches on kThreads threads at once.
+  Runtime::get().programs().clear();
+  jit::KernelCache::get().clear();
+  std::vector<Array> want;
+  for (int t = 0; t < kThreads; ++t) want.push_back(reference_value(build(scale_of(t))));
+  before = Counts::now();
+  on_threads(kThreads, [&](int t) {
+    EXPECT_TRUE(testing::close(build(scale_of(t)).data(), want[t], 2e-4)) << "thread " << t;
+  });
+  Counts many = Counts::now().since(before);
+  EXPECT_EQ(many.programs_compiled, 1);
+  EXPECT_EQ(many.programs_replayed, kThreads - 1);
+  EXPECT_EQ(many.kernels_compiled, one.kernels_compiled);
+  EXPECT_EQ(many.cache_hits_memory, one.cache_hits_memory);  // no second make looked the kernels up
+  EXPECT_EQ(many.library_lookups, one.library_lookups);
+  EXPECT_EQ(many.arena_bytes, one.arena_bytes);  // one arena
+}
+
+TEST(Concurrency, AKernelIsCompiledOnceWhenThreadsAskAtOnce) {
+  Watchdog watchdog;
+  constexpr int kThreads = 8;
+  Tensor x = testing::random_tensor({77, 1031}, 4, 1.0f);
+  Schedule s = make_schedule(lower(std::vector<Tensor>{softmax(x * 1.5, -1)}).graph);
+  ASSERT_EQ(s.steps.size(), 1u);
+  jit::KernelCache::get().clear();
+  std::atomic<int> misses{0};
+  std::vector<const jit::CompiledKernel*> got(kThreads);
+  on_threads(kThreads, [&](int t) {
+    jit::Lookup l = jit::KernelCache::get().find_or_compile(s.steps[0].spec, Runtime::get().cpu_isa());
+    if (!l.hit) ++misses;
+    got[t] = l.kernel.get();
+  });
+  EXPECT_EQ(misses.load(), 1);
+  ASSERT_NE(got[0], nullptr);
+  for (int t = 1; t < kThreads; ++t) EXPECT_EQ(got[t], got[0]) << "thread " << t;
+}
+
+// A small program for the cache tests below.
+std::shared_ptr<Program> small_program() {
+  Lowered l = lower(std::vector<Tensor>{from_vector<float>({1, 2, 3}, {3}) * 2.5f}, {.scalars_as_inputs = true});
+  return std::make_shared<Program>(l, KernelMode::Interpreted, MemoryOptions{}, allocate_array);
+}
+
+TEST(Concurrency, ThreadsAskingForOneKeyWaitForOneMake) {
+  Watchdog watchdog;
+  constexpr int kThreads = 6;
+  ProgramCache cache;
+  std::atomic<int> makes{0}, compiled{0};
+  std::vector<Program*> got(kThreads);
+  on_threads(kThreads, [&](int t) {
+    ProgramCache::Found f = cache.find_or_make("key", [&] {
+      ++makes;
+      // Long enough for every thread to ask meanwhile, even on a loaded machine.
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      return small_program();
+    });
+    compiled += f.compiled;
+    got[t] = f.program.get();
+  });
+  EXPECT_EQ(makes.load(), 1);
+  EXPECT_EQ(compiled.load(), 1);
+  for (int t = 1; t < kThreads; ++t) EXPECT_EQ(got[t], got[0]) << "thread " << t;
+}
+
+TEST(Concurrency, AnExceptionWhileMakingReachesEveryWaiterAndIsNotKept) {
+  Watchdog watchdog;
+  constexpr int kWaiters = 5;
+  ProgramCache cache;
+  std::atomic<int> makes{0}, arrived{0}, failed{0};
+  std::promise<void> started, open;
+  std::shared_future<void> gate = open.get_future().share();
+  auto failing = [&]() -> std::shared_ptr<Program> {
+    if (makes++ == 0) started.set_value();
+    gate.wait();
+    throw std::invalid_argument("the graph cannot be made");
+  };
+  auto ask = [&] {
+    try {
+      cache.find_or_make("key", failing);
+      ADD_FAILURE() << "made a program that throws";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_STREQ(e.what(), "the graph cannot be made");
+      ++failed;
+    }
+  };
+  std::thread maker(ask);
+  started.get_future().wait();  // the maker is making: the others wait for it
+  std::vector<std::thread> waiters;
+  for (int t = 0; t < kWaiters; ++t) waiters.emplace_back([&] { ++arrived, ask(); });
+  while (arrived.load() < kWaiters) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // into find_or_make, waiting
+  open.set_value();
+  maker.join();
+  for (std::thread& t : waiters) t.join();
+  EXPECT_EQ(makes.load(), 1);
+  EXPECT_EQ(failed.load(), kWaiters + 1);
+  EXPECT_EQ(cache.size(), 0u);
+  // Not kept: the next ask makes it again.
+  ProgramCache::Found f = cache.find_or_make("key", small_program);
+  EXPECT_TRUE(f.compiled);
+  EXPECT_EQ(cache.size(), 1u);
+}
+
 TEST(Concurrency, APoolEnteredFromManyThreadsAndFromItsTasksRunsEachIndexOnce) {
   Watchdog watchdog;
   jit::ThreadPool pool(4);
