@@ -370,6 +370,34 @@ TEST(Concurrency, TheCopyBandwidthProbeBesideRealizes) {
   EXPECT_GT(bandwidth, 1e8);  // bytes per second
 }
 
+// Note [Shared lazy tensors]: threads realize the same lazy tensors, and
+// graphs that read them, at once; each node is realized once or more, its
+// first result kept.
+TEST(Concurrency, LazyTensorsSharedBetweenThreads) {
+  Watchdog watchdog;
+  constexpr int kThreads = 4;
+  Tensor x = testing::random_tensor({257, 129}, 7, 1.0f);
+  auto y_of = [](const Tensor& x) { return exp(x * 0.5) + 1.0; };
+  auto z_of = [](const Tensor& y) { return sum(y, std::vector<int64_t>{1}); };
+  const Array want_y = reference_value(y_of(x)), want_z = reference_value(z_of(y_of(x)));
+  const Array want_w = reference_value(z_of(y_of(x)) * 2.0 + 1.0);
+  for (int round = 0; round < 20; ++round) {
+    Tensor y = y_of(x), z = z_of(y), w = z * 2.0 + 1.0;  // lazy, shared by the threads
+    const uint32_t depth = lazy_depth(*w.node());
+    on_threads(kThreads, [&](int t) {
+      switch ((t + round) % 4) {
+        case 0: EXPECT_TRUE(testing::close(y.data(), want_y, 1e-5)); break;
+        case 1: EXPECT_TRUE(testing::close(z.data(), want_z, 1e-4)); break;
+        case 2: EXPECT_TRUE(testing::close(w.data(), want_w, 1e-4)); break;
+        case 3: EXPECT_TRUE(testing::close(z_of(y).data(), want_z, 1e-4)); break;
+      }
+      EXPECT_EQ(y.shape(), (Shape{257, 129}));
+      EXPECT_LE(lazy_depth(*w.node()), depth);  // read while other threads realize
+    });
+    EXPECT_TRUE(testing::close(w.data(), want_w, 1e-4)) << "round " << round;
+  }
+}
+
 // BRAZE_CUDA=emulate from several threads (Note [Host emulation]): at
 // least no crash, and right answers.
 TEST(Concurrency, CudaHostEmulationFromSeveralThreads) {
