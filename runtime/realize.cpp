@@ -98,6 +98,7 @@ std::vector<Array> evaluate(std::span<const Tensor> roots, std::span<const Array
 }  // namespace
 
 void realize(std::span<const Tensor> tensors) {
+  ComputeScope computing;  // Note [Calls that compute]
   std::vector<Tensor> todo;
   for (const Tensor& t : tensors) {
     BRAZE_CHECK(t.defined(), "realize: an empty Tensor handle");
@@ -125,6 +126,7 @@ void realize(std::span<const Tensor> tensors) {
 }
 
 void assign(std::span<const Tensor> out, std::span<const Tensor> values) {
+  ComputeScope computing;  // Note [Calls that compute]
   BRAZE_CHECK(out.size() == values.size(), "assign: ", out.size(), " targets but ", values.size(), " values");
   std::vector<Tensor> todo;
   std::vector<Array> targets;
