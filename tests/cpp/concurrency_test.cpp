@@ -199,6 +199,7 @@ TEST(Concurrency, IdenticalGraphsMakeEachProgramAndKernelOnce) {
   };
   // What making it costs on one thread, from empty caches.
   Runtime::get().programs().clear();
+  Runtime::get().arenas().clear();  // Note [Arena pool]: each phase allocates its arena
   jit::KernelCache::get().clear();
   Counts before = Counts::now();
   build(scale_of(0)).data();
@@ -208,6 +209,7 @@ TEST(Concurrency, IdenticalGraphsMakeEachProgramAndKernelOnce) {
   ASSERT_EQ(one.library_lookups, 1);   // the matmul
   // The same from empty caches on kThreads threads at once.
   Runtime::get().programs().clear();
+  Runtime::get().arenas().clear();  // Note [Arena pool]: each phase allocates its arena
   jit::KernelCache::get().clear();
   std::vector<Array> want;
   for (int t = 0; t < kThreads; ++t) want.push_back(reference_value(build(scale_of(t))));
