@@ -51,8 +51,7 @@ class CubinCache {
 
   std::mutex mutex_;
   std::unordered_map<std::string, std::shared_future<std::shared_ptr<const Cubin>>> memory_;
-  std::mutex disk_mutex_;  // DiskCache is not thread-safe (it may turn itself off)
-  std::optional<DiskCache> disk_;
+  std::optional<DiskCache> disk_;  // thread-safe itself: disk loads of different kernels overlap
   std::atomic<int64_t> compiled_{0}, memory_hits_{0}, disk_hits_{0};
 };
 
