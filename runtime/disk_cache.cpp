@@ -274,7 +274,7 @@ void DiskCache::after_store(int dir_fd, int64_t bytes) {
   {
     std::lock_guard lock(mutex_);
     estimate_ += bytes;
-    if (listed_ && estimate_ <= max_bytes_ && ++stores_since_listing_ < kStoresBetweenScans) return;
+    if (listed_ && estimate_ <= max_bytes_ && ++stores_since_listing_ < kStoresBetweenListings) return;
   }
   evict(dir_fd);
 }

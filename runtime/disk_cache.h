@@ -55,12 +55,14 @@ namespace braze {
 // it, so a store does not list it: the cache keeps an estimate, the bytes
 // found by the last listing plus the bytes this object stored since, and
 // lists the directory only at its first store, when the estimate passes the
-// bound, and after every kStoresBetweenScans stores (other processes store
+// bound, and after every kStoresBetweenListings stores (other processes store
 // too, unseen by the estimate; each can overshoot the bound by at most that
 // many of its own stores between listings). A listing
 // - removes writers' temporaries whose writer is gone: the temporary's name
 //   carries its writer's pid, and no process has that pid any more (or the
-//   file is an hour old, for a pid reused since);
+//   file is an hour old, for a pid reused since). A writer in another pid
+//   namespace sharing the folder may look gone: its rename then fails, a
+//   miss for that one entry, never a damaged one;
 // - then, past the bound, removes the least recently used entries (file
 //   modification time; a hit touches it) until the total is under three
 //   quarters of the bound, so the next listing is some stores away.
@@ -71,7 +73,7 @@ namespace braze {
 // same set.
 inline constexpr uint32_t kDiskFormatVersion = 1;
 inline constexpr int64_t kDefaultDiskCacheBytes = int64_t{1} << 30;
-inline constexpr int kStoresBetweenScans = 100;
+inline constexpr int kStoresBetweenListings = 100;
 
 // Thread-safe: a cache object may be shared by any number of threads.
 class DiskCache {
