@@ -43,6 +43,7 @@ inline const Array& exportable(const Tensor& t, const char* protocol) {
                                " tensor is emulated host memory (BRAZE_CUDA=emulate), not device memory; "
                                "use .numpy() or .to('cpu')");
     ex->synchronize();
+    cuda::mark_exported(a.data);  // the consumer's streams may read it after braze lets go
   }
   // The consumer may write it: nothing braze derives from it is kept
   // (Note [Storage versions]).
