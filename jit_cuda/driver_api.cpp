@@ -1,14 +1,21 @@
 #include "jit_cuda/driver_api.h"
 
+#include <cudaTypedefs.h>  // PFN_*: each version's signature
+
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 
 #include "jit_cuda/cuda_error.h"
 
 namespace braze::cuda {
 
 namespace {
+
+// Note [Entry points at an older version]: the version asked for has the
+// signature cuda.h declares (cudaTypedefs.h names each version's).
+static_assert(std::is_same_v<decltype(&::cuCtxSynchronize), PFN_cuCtxSynchronize_v2000>);
 
 using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
 
@@ -41,17 +48,25 @@ LoadedDriver load_driver() {
     throw CudaUnavailable("braze: CUDA is not available: " + d.api.path +
                           " has no cuGetProcAddress (a driver older than CUDA 12); update the NVIDIA driver");
   std::string missing;
-#define BRAZE_RESOLVE(name)                                                                                  \
+// `text` is stringized by the macro that names the call, before cuda.h's
+// macros turn cuMemAlloc into cuMemAlloc_v2: cuGetProcAddress takes the
+// plain name.
+#define BRAZE_RESOLVE_NAMED(member, text, version)                                                           \
   {                                                                                                          \
     void* fn = nullptr;                                                                                      \
     CUdriverProcAddressQueryResult status{};                                                                 \
-    if (get(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS && fn)           \
-      d.api.name = reinterpret_cast<decltype(d.api.name)>(fn);                                               \
+    if (get(text, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) == CUDA_SUCCESS && fn)                 \
+      d.api.member = reinterpret_cast<decltype(d.api.member)>(fn);                                           \
     else                                                                                                     \
-      missing += std::string(" ") + #name;                                                                   \
+      missing += std::string(" ") + text;                                                                    \
   }
+#define BRAZE_RESOLVE(name) BRAZE_RESOLVE_NAMED(name, #name, CUDA_VERSION)
+#define BRAZE_RESOLVE_AT(name, version) BRAZE_RESOLVE_NAMED(name, #name, version)
   BRAZE_DRIVER_FUNCTIONS(BRAZE_RESOLVE)
+  BRAZE_DRIVER_FUNCTIONS_AT(BRAZE_RESOLVE_AT)
 #undef BRAZE_RESOLVE
+#undef BRAZE_RESOLVE_AT
+#undef BRAZE_RESOLVE_NAMED
   if (!missing.empty())
     throw CudaUnavailable("braze: CUDA is not available: the driver " + d.api.path + " lacks entry points for CUDA " +
                           std::to_string(CUDA_VERSION / 1000) + ":" + missing + "; update the NVIDIA driver");

@@ -150,6 +150,10 @@ class DriverExecutor final : public DeviceExecutor {
   }
 
   void synchronize() override {
+    // The stream, not the context: every kernel, copy and library call
+    // goes to stream_. (cuCtxSynchronize resolved through cuGetProcAddress
+    // on a CUDA 13.0 driver came back as cuCtxSynchronize_v2, which takes a
+    // context: called without one it failed with "context is destroyed".)
     context_.make_current();
     stream_.synchronize();
   }

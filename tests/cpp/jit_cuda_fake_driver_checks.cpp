@@ -117,6 +117,25 @@ TEST(FakeDriver, FreedMemoryGoesBackToItsPoolInStreamOrder) {
   EXPECT_TRUE(lines_with(t, "unknown address").empty()) << t;
 }
 
+// Memory handed to another library (DLPack) waits for the whole device
+// before it is freed, through cuCtxSynchronize as cuda.h declares it: asked
+// for at CUDA 13.0 the driver hands out cuCtxSynchronize_v2(CUcontext),
+// which failed every call on the first H100 run (Note [Entry points at an
+// older version]; the fake hands it out the same way).
+TEST(FakeDriver, ExportedMemoryWaitsForTheWholeDeviceBeforeItIsFreed) {
+  {
+    Tensor x = to(from_vector<float>({1, 2, 3}, {3}), kCuda) * 2.0f;
+    realize({x});
+    cuda::mark_exported(x.data().data);
+    clear_trace();
+  }
+  std::string t = trace();
+  EXPECT_TRUE(lines_with(t, "cuCtxSynchronize_v2").empty()) << t;
+  size_t sync = t.find("cuCtxSynchronize\n"), free = t.find("cuMemFreeAsync");
+  ASSERT_NE(sync, std::string::npos) << t;
+  EXPECT_LT(sync, free) << t;
+}
+
 TEST(FakeDriver, ThePoolKeepsWhatIsFreed) {
   // Made with the executor (the first check made it): one pool, told to keep everything.
   Child c = run_child("pool");

@@ -119,6 +119,13 @@ CUresult fake_cuCtxSynchronize() {
   trace += "cuCtxSynchronize\n";
   return CUDA_SUCCESS;
 }
+// What a CUDA 13 driver hands out for cuCtxSynchronize asked for at 13000
+// (Note [Entry points at an older version] in jit_cuda/driver_api.h).
+CUresult fake_cuCtxSynchronize_v2(CUcontext) {
+  std::lock_guard lock(mutex);
+  trace += "cuCtxSynchronize_v2\n";
+  return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+}
 CUresult fake_cuModuleLoadData(CUmodule* m, const void* image) {
   if (!image) return CUDA_ERROR_INVALID_VALUE;
   *m = reinterpret_cast<CUmodule>(new int(0));
@@ -332,8 +339,14 @@ const std::map<std::string, void*> entry_points = {FAKE_ENTRY_POINTS(FAKE_ENTRY)
 
 extern "C" {
 
-__attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char* name, void** fn, int, cuuint64_t,
+__attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(const char* name, void** fn, int version,
+                                                                     cuuint64_t,
                                                                      CUdriverProcAddressQueryResult* status) {
+  if (std::string(name) == "cuCtxSynchronize" && version >= 13000) {  // as the real driver
+    *fn = reinterpret_cast<void*>(&fake_cuCtxSynchronize_v2);
+    if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+  }
   auto it = entry_points.find(name);
   *fn = it == entry_points.end() ? nullptr : it->second;
   if (status) *status = it == entry_points.end() ? CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND : CU_GET_PROC_ADDRESS_SUCCESS;
