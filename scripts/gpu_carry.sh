@@ -22,10 +22,11 @@ done
 # What the top-level CMakeLists.txt finds (find_package/find_path), and the
 # shared libraries those link against at run time. ocl-icd-libopencl1:
 # Debian's oneDNN links libOpenCL.so.1 (its OpenCL GPU runtime; braze uses
-# only the CPU engine).
+# only the CPU engine), and its CMake package finds OpenCL's headers and
+# libOpenCL.so (opencl-c-headers, ocl-icd-opencl-dev) or fails to configure.
 debs=(nlohmann-json3-dev libxbyak-dev libxxhash-dev libxxhash0 libgtest-dev libcli11-dev
       libzydis-dev libzydis4.0 libzycore-dev libzycore1.4)
-(( onednn )) && debs+=(libdnnl-dev libdnnl2 ocl-icd-libopencl1)
+(( onednn )) && debs+=(libdnnl-dev libdnnl2 ocl-icd-libopencl1 opencl-c-headers ocl-icd-opencl-dev)
 
 rm -rf .gpu-carry
 mkdir -p .gpu-carry/debs .gpu-carry/whl
