@@ -177,7 +177,8 @@ env | grep -E '^BRAZE_LIB' >> "$E"
 # The native stack of a crash (scripts/gpu_segv.c), for the test processes.
 SEGV=$SCRATCH/gpu_segv.so
 cc -shared -fPIC -o "$SEGV" scripts/gpu_segv.c >> "$BL" 2>&1 || SEGV=""
-with_stack() { if [ -n "$SEGV" ]; then LD_PRELOAD=$SEGV${LD_PRELOAD:+:$LD_PRELOAD} "$@"; else "$@"; fi; }
+# (A command prefix, not a function: `timeout` runs it.)
+WITH_STACK=(env); [ -n "$SEGV" ] && WITH_STACK=(env "LD_PRELOAD=$SEGV${LD_PRELOAD:+:$LD_PRELOAD}")
 # After a step: each native frame in LOG as a function and a line.
 resolve_stacks() {
   grep -q "=== native backtrace" "$1" || return 0
@@ -198,7 +199,7 @@ set -f  # the shapes below are not globs
 for e in "softmax(x, axis=-1)|x:f32[4096,4096]" "layer_norm(x)|x:f32[8192,1024]" "sum(x, axis=0)|x:f32[100000,7]" \
          "gelu(x @ w + b, approximate='tanh')|x:f16[512,768] w:f16[768,3072] b:f16[3072]"; do
   ex=${e%%|*}; args=(); for i in ${e#*|}; do args+=(--input "$i"); done
-  step "braze run --device cuda: $ex" "$CL" 60 with_stack "$B/tools/braze" run --device cuda --repeat 5 --expr "$ex" "${args[@]}"
+  step "braze run --device cuda: $ex" "$CL" 60 "${WITH_STACK[@]}" "$B/tools/braze" run --device cuda --repeat 5 --expr "$ex" "${args[@]}"
   runs=$((runs + 1)); secs=$((secs + SECS)); (( RC != 0 )) && bad=$((bad + 1))
 done
 set +f
@@ -210,7 +211,7 @@ RC=$bad; row "braze run --device cuda (4 expressions)" "$( ((bad)) && echo "FAIL
 # braze_tests is no Python process: it finds a wheel's cuDNN through the
 # override (Python processes find it themselves: Note [Loading CUDA libraries]).
 CUDNN_SO=$(ls "$SP"/nvidia/cudnn/lib/libcudnn.so.9 2>/dev/null | head -1)
-step "ctest -L gpu (fuzzer: 500 graphs)" "$CL" 240 with_stack env ${CUDNN_SO:+BRAZE_LIBCUDNN=$CUDNN_SO} \
+step "ctest -L gpu (fuzzer: 500 graphs)" "$CL" 240 "${WITH_STACK[@]}" env ${CUDNN_SO:+BRAZE_LIBCUDNN=$CUDNN_SO} \
   ctest --test-dir "$B" -L gpu --output-on-failure --timeout 230
 resolve_stacks "$CL"
 D=$(grep -E 'tests passed|tests failed' "$CL" | tail -1)
@@ -221,7 +222,7 @@ grep -E '^ *[0-9]+/[0-9]+ Test +#' "$CL" | sed 's/^ */    /' | cut -c1-90
 # --- 4. pytest -m gpu -----------------------------------------------------------------
 PL=$LOGS/pytest_gpu.log
 TO=(); $PY -c "import pytest_timeout" 2>/dev/null && TO=(--timeout=200)
-step "pytest -m gpu (op sweep, device cases)" "$PL" 300 with_stack $PY -m pytest tests/python -m gpu -q -rfEs \
+step "pytest -m gpu (op sweep, device cases)" "$PL" 300 "${WITH_STACK[@]}" $PY -m pytest tests/python -m gpu -q -rfEs \
   -p no:cacheprovider "${TO[@]}"
 resolve_stacks "$PL"
 D=$(tail -1 "$PL")
@@ -232,7 +233,7 @@ row "pytest -m gpu (op sweep, device cases)" "$(result)" $SECS "$(cut -c1-90 <<<
 if (( RC != 0 && RC != 99 )); then
   mapfile -t AGAIN < <(grep -oE '^(FAILED|ERROR) tests/python/[^ ]+' "$PL" | cut -d' ' -f2 | sort -u | head -20)
   if (( ${#AGAIN[@]} )); then
-    step "pytest: the failed, CUDA_LAUNCH_BLOCKING=1" "$PL" 120 with_stack env CUDA_LAUNCH_BLOCKING=1 \
+    step "pytest: the failed, CUDA_LAUNCH_BLOCKING=1" "$PL" 120 "${WITH_STACK[@]}" env CUDA_LAUNCH_BLOCKING=1 \
       $PY -m pytest "${AGAIN[@]}" -q -rfE -p no:cacheprovider "${TO[@]}"
     resolve_stacks "$PL"
     row "pytest: the failed, CUDA_LAUNCH_BLOCKING=1" "$(result)" $SECS "$(tail -1 "$PL" | cut -c1-90)"
@@ -242,7 +243,7 @@ fi
 # --- 5. the examples on the GPU ---------------------------------------------------------
 XL=$LOGS/examples.log
 for ex in mlp cnn transformer_block; do
-  step "examples/$ex.py --device cuda" "$XL" 90 with_stack $PY examples/$ex.py --device cuda --iterations 10
+  step "examples/$ex.py --device cuda" "$XL" 90 "${WITH_STACK[@]}" $PY examples/$ex.py --device cuda --iterations 10
   row "examples/$ex.py --device cuda" "$(result)" $SECS "$(grep -E '^median' "$XL" | tail -1 | cut -c1-90)"
 done
 resolve_stacks "$XL"
