@@ -7,15 +7,27 @@ largest tensor timed just before it, and braze's kernel count; then what a
 kernel costs to compile (NVRTC) and to load from the disk cache, measured
 in two child processes sharing a fresh BRAZE_CACHE_DIR.
 
+Then the library calls beside PyTorch eager at the same shapes (matmul
+through cuBLASLt, conv2d through cuDNN; TF32 off on both sides), and the
+host time of a replayed program (a small program called in a loop with
+out=, the device's own work too short to matter).
+
 Run on a machine with a GPU:
     PYTHONPATH=build/python .venv/bin/python bench/gpu_fused.py
 `--scale S` divides every tensor's rows (or length) by S: a check of the
 script itself, which the tests run under BRAZE_CUDA=emulate with tiny
 sizes. Figures from an emulated device mean nothing and are labelled so.
+`--no-compile` leaves torch.compile out (its compiles take most of the
+run's time).
 """
+import os
+
+# JAX takes 75% of the GPU's memory when it first sees it; in this process
+# braze, PyTorch and CuPy need theirs: JAX allocates as it goes instead.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -162,9 +174,103 @@ def jax_peer(fn, arrays):
     return step, lambda: last and last[0].block_until_ready()
 
 
-def peers(fn, arrays):
-    return {"torch": torch_peer(fn, arrays, compiled=False), "compile": torch_peer(fn, arrays, compiled=True),
+def peers(fn, arrays, compiled=True):
+    return {"torch": torch_peer(fn, arrays, compiled=False),
+            "compile": torch_peer(fn, arrays, compiled=True) if compiled else None,
             "cupy": cupy_peer(fn, arrays), "jax": jax_peer(fn, arrays)}
+
+
+# --- library calls beside PyTorch -------------------------------------------------------
+
+
+def library_workloads(scale):
+    """(name, flops, braze fn, inputs as NumPy arrays, torch fn) of the
+    library calls: a float16 and a float32 matmul, a float16 conv2d."""
+    rng = np.random.default_rng(1)
+    n = max(8192 // scale, 8)
+    m = max(4096 // scale, 8)
+    a16 = rng.standard_normal((n, n), dtype=np.float32).astype(np.float16)
+    b16 = (rng.standard_normal((n, n), dtype=np.float32) / np.sqrt(n)).astype(np.float16)
+    a32 = rng.standard_normal((m, m), dtype=np.float32)
+    b32 = (rng.standard_normal((m, m), dtype=np.float32) / np.sqrt(m)).astype(np.float32)  # NumPy 2: f32 / np.float64 is f64
+    batch, ch, hw = max(32 // scale, 1), max(256 // scale, 4), 56
+    x = rng.standard_normal((batch, ch, hw, hw), dtype=np.float32).astype(np.float16)
+    w = (rng.standard_normal((ch, ch, 3, 3), dtype=np.float32) / np.sqrt(9 * ch)).astype(np.float16)
+    conv_flops = 2 * batch * ch * ch * 9 * hw * hw
+
+    def torch_conv(x, w):
+        import torch
+        return torch.nn.functional.conv2d(x, w, padding=1)
+
+    return [
+        ("matmul_f16", 2 * n ** 3, lambda a, b: a @ b, (a16, b16), lambda a, b: a @ b),
+        ("matmul_f32", 2 * m ** 3, lambda a, b: a @ b, (a32, b32), lambda a, b: a @ b),
+        ("conv2d_f16", conv_flops, lambda x, w: bz.conv2d(x, w, padding=1), (x, w), torch_conv),
+    ]
+
+
+def torch_library_peer(fn, arrays):
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    torch.backends.cuda.matmul.allow_tf32 = False  # as braze without BRAZE_ALLOW_TF32=1
+    torch.backends.cudnn.allow_tf32 = False
+    args = [torch.from_numpy(a).cuda() for a in arrays]
+    return (lambda: fn(*args)), torch.cuda.synchronize
+
+
+def run_library_workloads(scale, emulated):
+    print(f"\n{'library call':16} {'system':8} {'time ms':>9} {'TFLOP/s':>9} {'kernels':>8}  note")
+    for name, flops, fn, arrays, torch_fn in library_workloads(scale):
+        inputs = [bz.tensor(a, device="cuda") for a in arrays]
+        step, out = braze_step(fn, *inputs)
+        bz.reset_stats()
+        step()
+        kernels = bz.stats()["kernels_launched"]
+        if name.startswith("matmul"):  # what is timed computes the product: its first rows against NumPy's
+            a, b = arrays
+            want = a[:64].astype(np.float64) @ b.astype(np.float64)
+            np.testing.assert_allclose(out[:64].numpy().astype(np.float64), want, rtol=2e-2, atol=2e-2)
+        t = gpu_best(step, braze_sync, 1 if emulated else LAUNCHES)
+        print(f"{name:16} {'braze':8} {t * 1e3:9.3f} {flops / t / 1e12:9.1f} {kernels:8d}")
+        found = torch_library_peer(torch_fn, arrays)
+        if found is not None:
+            tp = gpu_best(*found)
+            print(f"{name:16} {'torch':8} {tp * 1e3:9.3f} {flops / tp / 1e12:9.1f} {'':8}  braze is {tp / t:.2f}x")
+
+
+# --- host time per replayed program ------------------------------------------------------
+
+
+def replay_overhead(emulated):
+    """Host time of a replayed program: a one-kernel program and one of five
+    chained softmaxes (a kernel or two each) on a small tensor, called in a loop with out= (nothing to compile,
+    plan or allocate), synchronized once at the end."""
+    x = bz.tensor(np.linspace(-1, 1, 4096, dtype=np.float32), device="cuda")
+    programs = {
+        "elementwise": lambda x: x * 2.0 + 1.0,
+        "softmax_x5": lambda x: bz.softmax(bz.softmax(bz.softmax(bz.softmax(bz.softmax(x.reshape((64, 64)), axis=0),
+                                                                             axis=-1), axis=0), axis=-1), axis=0),
+    }
+    calls = 20 if emulated else 2000
+    print(f"\n{'replayed program':16} {'us per call':>12} {'kernels':>8}")
+    for name, fn in programs.items():
+        step, _ = braze_step(fn, x)
+        bz.reset_stats()
+        step()
+        kernels = bz.stats()["kernels_launched"]
+        braze_sync()
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            for _ in range(calls):
+                step()
+            braze_sync()
+            best = min(best, (time.perf_counter() - t) / calls)
+        print(f"{name:16} {best * 1e6:12.1f} {kernels:8d}")
 
 
 # --- compile and disk-cache times, in child processes ------------------------------
@@ -212,12 +318,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", type=int, default=1, help="divide every tensor's rows or length by this")
     ap.add_argument("--first-runs", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--no-compile", action="store_true", help="leave torch.compile out")
     args = ap.parse_args()
     if args.first_runs:
         return first_runs(args.scale)
     emulated = os.environ.get("BRAZE_CUDA") == "emulate"
     print(f"device: {'host emulation (BRAZE_CUDA=emulate): times mean nothing' if emulated else 'cuda'}; "
-          f"sizes / {args.scale}; best of {REPS} x {LAUNCHES} launches")
+          f"sizes / {args.scale}; best of {REPS} x {LAUNCHES} launches; "
+          f"XLA_PYTHON_CLIENT_PREALLOCATE={os.environ['XLA_PYTHON_CLIENT_PREALLOCATE']}")
     print(f"{'workload':16} {'system':8} {'time ms':>9} {'roofline':>9} {'kernels':>8}  note")
     for name, min_bytes, fn, arrays, peer_fn in workloads(args.scale):
         bw = copy_bandwidth(max(a.nbytes for a in arrays))
@@ -231,11 +339,13 @@ def main():
         t = gpu_best(step, braze_sync, 1 if emulated else LAUNCHES)
         print(f"{name:16} {'braze':8} {t * 1e3:9.3f} {min_bytes / bw / t:9.3f} {kernels:8d}  "
               f"copy {bw / 1e9:.0f} GB/s")
-        for peer, found in peers(peer_fn, arrays).items():
+        for peer, found in peers(peer_fn, arrays, compiled=not args.no_compile).items():
             if found is None:
                 continue
             tp = gpu_best(*found)
             print(f"{name:16} {peer:8} {tp * 1e3:9.3f} {min_bytes / bw / tp:9.3f} {'':8}  braze is {tp / t:.2f}x")
+    run_library_workloads(args.scale, emulated)
+    replay_overhead(emulated)
     compile_and_cache_times(args.scale)
 
 

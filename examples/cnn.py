@@ -79,7 +79,7 @@ def main():
     harness.run("cnn", args.iterations,
                 lambda i: (np.random.default_rng(1000 + i).standard_normal((N, C, HW, HW)).astype(np.float32),),
                 harness.replaying(braze_cnn, args.device, bz_convs, bz_fc),
-                lambda x: numpy_cnn(x, convs, fc), run_torch, rtol=1e-3, atol=1e-3)
+                lambda x: numpy_cnn(x, convs, fc), run_torch, rtol=1e-3, atol=1e-3, device=args.device)
 
 
 if __name__ == "__main__":

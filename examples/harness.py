@@ -6,6 +6,7 @@ launched, its arena size and allocations, and the largest difference from
 NumPy, under a progress bar."""
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -76,13 +77,22 @@ def _say(bar, line):
     (bar.write if bar is not None else print)(line)
 
 
-def run(name, iterations, make_input, braze_fn, numpy_fn, torch_fn=None, rtol=1e-4, atol=1e-4):
+def where(device):
+    """How the output names the device braze runs on."""
+    name = bz._core._device_name(device)
+    return "the CPU" if name == "cpu" else name + (" (host emulation)" if os.environ.get("BRAZE_CUDA") == "emulate"
+                                                    else "")
+
+
+def run(name, iterations, make_input, braze_fn, numpy_fn, torch_fn=None, rtol=1e-4, atol=1e-4, device="cpu"):
     """Runs `iterations` inferences. Each makes a fresh input (NumPy arrays),
-    runs braze_fn (returns a realized NumPy array), numpy_fn and, with
-    PyTorch installed, torch_fn on the same input, and checks braze against
-    NumPy. Returns the per-iteration rows."""
-    peers = "numpy" + (" / torch" if torch is not None and torch_fn is not None else "")
-    print(f"{name}: {iterations} iteration(s) on the CPU; braze beside {peers}")
+    runs braze_fn on `device` (returns a realized NumPy array), numpy_fn and,
+    with PyTorch installed, torch_fn on the same input (on the CPU), and
+    checks braze against NumPy. Returns the per-iteration rows."""
+    on_cpu = bz._core._device_name(device) == "cpu"
+    peers = "numpy" + (" / torch" + ("" if on_cpu else " (on the CPU)") if torch is not None and torch_fn is not None
+                       else "")
+    print(f"{name}: {iterations} iteration(s) on {where(device)}; braze beside {peers}")
     print(f"{'iter':>4} {'braze ms':>9} {'numpy ms':>9} {'torch ms':>9} {'kernels':>7} {'arena KB':>9} "
           f"{'allocs':>6} {'max |diff|':>10}")
     rows = []
@@ -128,11 +138,11 @@ def run(name, iterations, make_input, braze_fn, numpy_fn, torch_fn=None, rtol=1e
             bar.update(1)
     if bar is not None:
         bar.close()
-    summarize(rows)
+    summarize(rows, on_cpu)
     return rows
 
 
-def summarize(rows):
+def summarize(rows, on_cpu=True):
     later = rows[1:] or rows
     med = lambda key: statistics.median(r[key] for r in later)
     line = (f"median after the first iteration: braze {med('braze_ms'):.2f} ms, numpy {med('numpy_ms'):.2f} ms "
@@ -140,6 +150,7 @@ def summarize(rows):
     if later[0]["torch_ms"] is not None:
         line += f", torch {med('torch_ms'):.2f} ms"
     print(line)
-    print(f"first iteration {rows[0]['braze_ms']:.2f} ms (fusion, code generation, oneDNN primitives); "
+    made = "code generation, oneDNN primitives" if on_cpu else "NVRTC or the disk cache, cuBLASLt/cuDNN plans"
+    print(f"first iteration {rows[0]['braze_ms']:.2f} ms (fusion, {made}); "
           f"{later[-1]['kernels']} kernel(s) and {later[-1]['allocations']} allocation(s) per iteration; "
           f"outputs match NumPy (largest difference {max(r['diff'] for r in rows):.2e})")

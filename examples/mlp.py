@@ -64,7 +64,7 @@ def main():
     harness.run("mlp", args.iterations,
                 lambda i: (np.random.default_rng(1000 + i).standard_normal((BATCH, SIZES[0])).astype(np.float32),),
                 harness.replaying(braze_mlp, args.device, bz_layers),
-                lambda x: numpy_mlp(x, layers), run_torch, rtol=1e-4, atol=1e-5)
+                lambda x: numpy_mlp(x, layers), run_torch, rtol=1e-4, atol=1e-5, device=args.device)
 
 
 if __name__ == "__main__":

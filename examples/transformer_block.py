@@ -128,7 +128,8 @@ def main():
     print(f"transformer block: batch {B}, sequence {T}, width {D}, {H} heads, MLP {F}; float32")
     harness.run("transformer block", args.iterations,
                 lambda i: (np.random.default_rng(1000 + i).standard_normal((B, T, D)).astype(np.float32),),
-                run_braze, lambda x: numpy_block(x, weights, causal), run_torch, rtol=2e-3, atol=2e-3)
+                run_braze, lambda x: numpy_block(x, weights, causal), run_torch, rtol=2e-3, atol=2e-3,
+                device=args.device)
 
 
 if __name__ == "__main__":

@@ -28,8 +28,14 @@ namespace braze::cuda {
 // ops for float16 and bfloat16. The algorithm is the first of
 // cudnnGetConvolutionForwardAlgorithm_v7's ranking that cuDNN supports,
 // with an allowed math type and at most kMaxConvWorkspace bytes of
-// workspace; chosen once per shape (cudnn_conv.h). cuDNN takes ints: a
-// dimension or stride past 2^31 - 1 is refused.
+// workspace; chosen once per shape (cudnn_conv.h), without the operands'
+// addresses, which _v7 never sees: an algorithm whose kernels load 16
+// bytes at a time may be picked for a view that starts 4 bytes into its
+// buffer, and fault on it. So cuDNN is only ever handed operands that start
+// kCudnnOperandAlignment bytes into a 256-byte aligned buffer (device
+// buffers and arena places are): reads_operand refuses any other offset,
+// and the schedule copies that operand dense with a kernel first. cuDNN
+// takes ints: a dimension or stride past 2^31 - 1 is refused.
 struct ConvPlan {
   DType dtype = DType::Float32;
   std::array<int, 4> x_dims{}, x_strides{};  // N, C, H, W

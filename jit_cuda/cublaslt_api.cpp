@@ -13,9 +13,16 @@ void resolve_all(const SharedLibrary& lib, CublasLtApi& api, std::string& missin
 #undef BRAZE_RESOLVE
 }
 
+// The CUDA runtime cuBLASLt was built for: what the driver must run (Note [Loading CUDA libraries]).
+int cuda_version_of(const SharedLibrary& lib) {
+  auto version = reinterpret_cast<decltype(&::cublasLtGetCudartVersion)>(lib.symbol("cublasLtGetCudartVersion"));
+  return version ? static_cast<int>(version()) : 0;
+}
+
 LoadedApi<CublasLtApi> load() {
   LoadedApi<CublasLtApi> l = load_api(CudaLibrary::CublasLt, resolve_all,
-                                      "(a cuBLASLt older than 11?); set BRAZE_LIBCUBLASLT to a newer one");
+                                      "(a cuBLASLt older than 11?); set BRAZE_LIBCUBLASLT to a newer one",
+                                      cuda_version_of);
   l.api.version = l.api.cublasLtGetVersion();
   return l;
 }

@@ -9,9 +9,17 @@ namespace braze::cuda {
 
 // A CUDA library could not be loaded: what was looked for, every place that
 // was tried and why each failed, and the variable that overrides the search.
+// NotFound: no file of it anywhere braze looked (for libcuda, this machine
+// has no NVIDIA driver: no GPU here); Unusable: found, but too old, newer
+// than the driver, or lacking entry points (a broken setup).
 class CudaUnavailable : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  enum class Why { NotFound, Unusable };
+  explicit CudaUnavailable(const std::string& what, Why why = Why::Unusable) : std::runtime_error(what), why_(why) {}
+  Why why() const { return why_; }
+
+ private:
+  Why why_;
 };
 
 // A failing call into libcuda, libnvrtc, cuBLAS(Lt) or cuDNN. The message

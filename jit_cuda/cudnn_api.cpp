@@ -13,9 +13,16 @@ void resolve_all(const SharedLibrary& lib, CudnnApi& api, std::string& missing) 
 #undef BRAZE_RESOLVE
 }
 
+// The CUDA runtime cuDNN was built for (a cu12 or cu13 wheel): what the
+// driver must run (Note [Loading CUDA libraries]).
+int cuda_version_of(const SharedLibrary& lib) {
+  auto version = reinterpret_cast<decltype(&::cudnnGetCudartVersion)>(lib.symbol("cudnnGetCudartVersion"));
+  return version ? static_cast<int>(version()) : 0;
+}
+
 LoadedApi<CudnnApi> load() {
   LoadedApi<CudnnApi> l = load_api(CudaLibrary::Cudnn, resolve_all,
-                                   "(braze needs cuDNN 9); set BRAZE_LIBCUDNN to another one");
+                                   "(braze needs cuDNN 9); set BRAZE_LIBCUDNN to another one", cuda_version_of);
   l.api.version = l.api.cudnnGetVersion();
   return l;
 }

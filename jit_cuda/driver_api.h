@@ -19,13 +19,31 @@ namespace braze::cuda {
   X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)                  \
   X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuModuleLoadData) X(cuModuleUnload)   \
   X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoD)   \
-  X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD8) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)  \
+  X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD8) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) \
+  X(cuMemsetD8Async) X(cuMemPoolCreate) X(cuMemPoolSetAttribute) X(cuMemPoolTrimTo) X(cuMemAllocFromPoolAsync) \
+  X(cuMemFreeAsync) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)              \
   X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
+
+// Note [Entry points at an older version]
+// cuGetProcAddress hands out the newest version of a call up to the API
+// version asked for, and a few calls changed their signature in a version
+// whose cuda.h still declares the old one under the plain name: asked for at
+// 13000, cuCtxSynchronize is cuCtxSynchronize_v2(CUcontext)
+// (cudaTypedefs.h's PFN_cuCtxSynchronize_v13000), and called as cuda.h's
+// cuCtxSynchronize(void) on the first H100 run it failed every time with
+// CUDA_ERROR_CONTEXT_IS_DESTROYED (a context read from a stray register).
+// Such calls are listed here with the API version whose signature cuda.h
+// declares for them, asked for at that version; driver_api.cpp
+// static_asserts that each has it.
+#define BRAZE_DRIVER_FUNCTIONS_AT(X) X(cuCtxSynchronize, 12000)
 
 struct DriverApi {
 #define BRAZE_DECLARE(name) decltype(&::name) name = nullptr;
+#define BRAZE_DECLARE_AT(name, version) decltype(&::name) name = nullptr;
   BRAZE_DRIVER_FUNCTIONS(BRAZE_DECLARE)
+  BRAZE_DRIVER_FUNCTIONS_AT(BRAZE_DECLARE_AT)
 #undef BRAZE_DECLARE
+#undef BRAZE_DECLARE_AT
   std::string path;    // the libcuda that was opened
   int version = 0;     // cuDriverGetVersion: 13000 is CUDA 13.0
 };

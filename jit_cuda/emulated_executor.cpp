@@ -26,7 +26,7 @@ void* EmulatedExecutor::allocate(size_t bytes) {
   return p;
 }
 
-void EmulatedExecutor::free(void* p) noexcept { std::free(p); }
+void EmulatedExecutor::free(void* p, bool) noexcept { std::free(p); }
 
 void EmulatedExecutor::copy_to_device(void* dst, const void* host, size_t bytes) { std::memcpy(dst, host, bytes); }
 void EmulatedExecutor::copy_to_host(void* host, const void* src, size_t bytes) { std::memcpy(host, src, bytes); }

@@ -39,7 +39,7 @@ class EmulatedExecutor final : public DeviceExecutor {
   bool emulated() const override { return true; }
 
   void* allocate(size_t bytes) override;
-  void free(void* p) noexcept override;
+  void free(void* p, bool exported) noexcept override;
   void copy_to_device(void* dst, const void* host, size_t bytes) override;
   void copy_to_host(void* host, const void* src, size_t bytes) override;
   void copy_on_device(void* dst, const void* src, size_t bytes) override;

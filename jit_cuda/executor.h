@@ -82,13 +82,21 @@ inline bool allow_tf32() {
 
 // Note [Device executors]
 // Device addresses are `void*` (a CUdeviceptr fits; emulated memory is host
-// memory), owned by the Arrays that hold them (device_block below). Every
-// call is synchronous from the caller's view except launch(): kernels run
-// in launch order on one stream, and copies wait for the kernels before
-// them (the driver's legacy default stream orders both), so only timing
-// needs synchronize(). load() finds or compiles each spec's kernel once per
-// key, even when threads race (they wait for the one compile), and may
-// compile several misses together (emulation builds one shared object).
+// memory), owned by the Arrays that hold them (device_block below). All of
+// an executor's work goes to one stream it owns, in order: launches,
+// library calls, copies, fills and frees. The driver's is a non-blocking
+// stream (never the legacy default stream, which would order braze's work
+// with every other library's in the process); its copies are asynchronous
+// (a copy from the host returns once the host bytes are staged, a copy to
+// the host once they have arrived: copy_to_host waits for the stream), and
+// its memory is stream-ordered (cuMemAllocAsync/cuMemFreeAsync from the
+// device's memory pool, which keeps freed memory for reuse instead of
+// returning it to the driver: Note [Stream-ordered device memory] in
+// runtime/driver_executor.cpp). So the caller sees every call as done in
+// order, and only timing needs synchronize(). load() finds or compiles
+// each spec's kernel once per key, even when threads race (they wait for
+// the one compile), and compiles its misses together (emulation builds one
+// shared object; the driver compiles them on several threads).
 class DeviceExecutor {
  public:
   virtual ~DeviceExecutor() = default;
@@ -100,7 +108,9 @@ class DeviceExecutor {
   virtual bool emulated() const = 0;
 
   virtual void* allocate(size_t bytes) = 0;
-  virtual void free(void* p) noexcept = 0;
+  // `exported`: the memory was handed to another library (DLPack,
+  // __cuda_array_interface__), which may still use it on its own streams.
+  virtual void free(void* p, bool exported) noexcept = 0;
   virtual void copy_to_device(void* dst, const void* host, size_t bytes) = 0;
   virtual void copy_to_host(void* host, const void* src, size_t bytes) = 0;
   virtual void copy_on_device(void* dst, const void* src, size_t bytes) = 0;
@@ -128,7 +138,8 @@ class DeviceExecutor {
 // alive, and says which one that is (executor_of).
 struct DeviceFree {
   std::shared_ptr<DeviceExecutor> executor;
-  void operator()(std::byte* p) const { executor->free(p); }
+  bool exported = false;  // mark_exported
+  void operator()(std::byte* p) const { executor->free(p, exported); }
 };
 
 // `bytes` of device memory, freed when the last owner lets go.
@@ -136,6 +147,14 @@ inline std::shared_ptr<std::byte[]> device_block(const std::shared_ptr<DeviceExe
   // cuMemAlloc refuses 0 bytes; an empty array still needs a distinct address.
   void* p = ex->allocate(bytes == 0 ? 1 : bytes);
   return std::shared_ptr<std::byte[]>(static_cast<std::byte*>(p), DeviceFree{ex});
+}
+
+// Marks the device memory `data` is (or points into) as handed to another
+// library: freeing it then waits for the whole device, not only the
+// executor's stream. Set before the consumer holds it; read by the
+// deleter, after the last owner let go.
+inline void mark_exported(const std::shared_ptr<std::byte[]>& data) {
+  if (DeviceFree* d = std::get_deleter<DeviceFree>(data)) d->exported = true;
 }
 
 // The executor whose memory `data` is (or points into: aliasing owners

@@ -39,10 +39,10 @@ const std::byte* address(const std::function<const Array&(NodeId)>& buffer, Node
   return buffer(base).data.get();
 }
 
-void fill_zeros(Array& out) {
+void fill_zeros(Array& out, CUstream stream) {
   const size_t bytes = out.bytes();
   if (bytes == 0) return;
-  BRAZE_CU(cuMemsetD8, (static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(out.data.get())), 0, bytes),
+  BRAZE_CU(cuMemsetD8Async, (static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(out.data.get())), 0, bytes, stream),
            "writing the zeros of an empty sum");
 }
 
@@ -113,7 +113,7 @@ void LibraryCalls::run(const DeviceLibraryCall& call, const std::function<const 
   std::lock_guard lock(mutex_);
   if (const auto* m = dynamic_cast<const MatmulCall*>(&call)) {
     const MatmulPlan& p = m->plan;
-    if (p.zero_fill) return fill_zeros(out);
+    if (p.zero_fill) return fill_zeros(out, stream_);
     if (!m->lt) return;
     LtOperands in{address(buffer, p.a_base), address(buffer, p.b_base),
                   p.has_c ? address(buffer, p.c_base) : nullptr,
@@ -124,7 +124,7 @@ void LibraryCalls::run(const DeviceLibraryCall& call, const std::function<const 
   }
   const auto& c = dynamic_cast<const ConvCall&>(call);
   const ConvPlan& p = c.plan;
-  if (p.zero_fill) return fill_zeros(out);
+  if (p.zero_fill) return fill_zeros(out, stream_);
   if (!c.conv) return;
   const size_t item = itemsize(p.dtype);
   c.conv->run(dnn_handle(), p, address(buffer, p.x_base) + p.x_offset * static_cast<int64_t>(item),

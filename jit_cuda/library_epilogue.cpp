@@ -178,6 +178,9 @@ bool reads_operand(const Graph& g, const Node& library, size_t operand) {
   if (numel(v.shape) == 0) return true;  // nothing is read
   if (library.op == Op::MatMul)
     return transposed_view(v.shape[r - 2], v.shape[r - 1], v.strides[r - 2], v.strides[r - 1], true).has_value();
+  // Note [cuDNN convolutions]: an operand's start is aligned for cuDNN's vector loads, or copied.
+  if (v.offset * static_cast<int64_t>(itemsize(g[library.inputs[operand]].dtype)) % kCudnnOperandAlignment != 0)
+    return false;
   Strides dense = contiguous_strides(v.shape);
   for (size_t d = 0; d < r; ++d) {
     if (v.shape[d] == 1) continue;  // any stride

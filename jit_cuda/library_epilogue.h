@@ -60,7 +60,10 @@ Roles assign_roles(const Graph& g, NodeId library, std::span<const PostOp> ops);
 // Whether cuBLASLt or cuDNN reads input `operand` of `library` (ids in
 // `g`) as it is laid out: a matrix with a unit stride along one of its two
 // axes (Note [Row-major matmul on cuBLASLt]), a conv2d input with positive
-// strides, a dense OIHW weight (Note [cuDNN convolutions]).
+// strides, a dense OIHW weight, each of the two starting
+// kCudnnOperandAlignment bytes into its 256-byte aligned buffer (Note
+// [cuDNN convolutions]).
+inline constexpr int64_t kCudnnOperandAlignment = 16;
 bool reads_operand(const Graph& g, const Node& library, size_t operand);
 
 // The CUDA target's rules: refuse is assign_roles on the taken post-ops

@@ -21,10 +21,24 @@ namespace braze::cuda {
 //      a wrong override is an error, not a silent fallback;
 //   2. its versioned sonames through the dynamic loader's own search
 //      (LD_LIBRARY_PATH, the ld.so cache), newest first;
-//   3. the same names under $CUDA_HOME/lib64, $CUDA_PATH/lib64 and
+//   3. the same names in the lib folders of NVIDIA's pip wheels
+//      (site-packages/nvidia/*/lib: nvidia/cudnn/lib/libcudnn.so.9,
+//      nvidia/cu13/lib/libnvrtc.so.13, ...), which PyTorch, JAX and CuPy
+//      install and no loader path names. The site-packages folders are
+//      those of the Python modules this process has mapped (braze's own
+//      module among them, so a Python process that imported braze finds
+//      its environment's wheels); a process that is not Python finds none;
+//   4. the same names under $CUDA_HOME/lib64, $CUDA_PATH/lib64 and
 //      /usr/local/cuda/lib64 (a toolkit installed but not registered).
 // libcuda is the driver's library and only ever comes from 1 or 2: a copy
 // in a toolkit directory is a stub that cannot run anything.
+// NVRTC, cuBLASLt and cuDNN must not be newer than the driver: a CUDA 12
+// driver cannot load what a CUDA 13 NVRTC compiles, nor run CUDA 13's
+// cuBLASLt. Where the driver loads, a candidate made for a newer CUDA major
+// version (asked of the library: nvrtcVersion, cublasLtGetCudartVersion,
+// cudnnGetCudartVersion) is passed over for an older soname; when no
+// candidate fits, the error is one line naming both versions. Where there
+// is no driver, any version loads (compiling kernels needs no GPU).
 // When nothing is found, CudaUnavailable lists every place tried with the
 // loader's reason, and names the variable to set.
 enum class CudaLibrary { Driver, Nvrtc, CublasLt, Cudnn };
@@ -36,6 +50,19 @@ const char* override_variable(CudaLibrary lib);  // "BRAZE_LIBCUDA", ...
 
 // Where a library would be looked for, in order (the override alone if set).
 std::vector<std::string> candidate_paths(CudaLibrary lib);
+
+// The site-packages (or dist-packages) folders of the files this process
+// has mapped, and the lib folders of NVIDIA wheels in them
+// (site-packages/nvidia/*/lib), each once, in a fixed order.
+std::vector<std::string> python_site_dirs();
+std::vector<std::string> wheel_library_dirs();
+
+// The CUDA version of the driver (cuDriverGetVersion: 12080 is 12.8), or 0
+// where there is no libcuda. Needs no GPU (no cuInit). driver_api.cpp.
+int driver_cuda_version();
+
+// "13.0" for 13000.
+std::string cuda_version_text(int version);
 
 // An open library; dlclose on destruction.
 class SharedLibrary {
@@ -54,8 +81,14 @@ class SharedLibrary {
   std::string path_;
 };
 
-// Opens the library or throws CudaUnavailable saying what was tried.
-std::unique_ptr<SharedLibrary> open_library(CudaLibrary lib);
+// The CUDA version an open library was made for (13000), or 0 when it
+// cannot say.
+using CudaVersionOf = int (*)(const SharedLibrary&);
+
+// Opens the library or throws CudaUnavailable saying what was tried. With
+// `version_of`, a candidate newer than the driver (driver_cuda_version())
+// is passed over (Note [Loading CUDA libraries]).
+std::unique_ptr<SharedLibrary> open_library(CudaLibrary lib, CudaVersionOf version_of = nullptr);
 
 // A table of entry points and the library they came from.
 template <class Api>
@@ -68,20 +101,24 @@ struct LoadedApi {
 // type (thread-safe). A failure (CudaUnavailable, saying what was not
 // found) is kept and rethrown by every later call, so each call says the
 // same thing and nothing is retried half-loaded.
+// The table is never destroyed (nor its library closed): programs cached
+// by the runtime release their descriptors and device memory through it
+// from static destructors, which may run after this function's statics
+// would have been destroyed (Note [Tables live until exit] in driver_api.cpp).
 template <class Api>
 const Api& load_once(LoadedApi<Api> (*load)()) {
   static std::once_flag once;
-  static LoadedApi<Api> loaded;
+  static auto* loaded = new LoadedApi<Api>;
   static std::exception_ptr failure;
   std::call_once(once, [&] {
     try {
-      loaded = load();
+      *loaded = load();
     } catch (...) {
       failure = std::current_exception();
     }
   });
   if (failure) std::rethrow_exception(failure);
-  return loaded.api;
+  return loaded->api;
 }
 
 // Looks `name` up in `lib` (dlsym) into `fn`; adds " name" to `missing`
@@ -97,8 +134,8 @@ void resolve(const SharedLibrary& lib, const char* name, Fn& fn, std::string& mi
 // library lacks, then `hint` (which version is needed, which variable to set).
 template <class Api>
 LoadedApi<Api> load_api(CudaLibrary lib, void (*resolve_all)(const SharedLibrary&, Api&, std::string& missing),
-                        const std::string& hint) {
-  LoadedApi<Api> l{open_library(lib), {}};
+                        const std::string& hint, CudaVersionOf version_of = nullptr) {
+  LoadedApi<Api> l{open_library(lib, version_of), {}};
   l.api.path = l.library->path();
   std::string missing;
   resolve_all(*l.library, l.api, missing);

@@ -13,9 +13,17 @@ void resolve_all(const SharedLibrary& lib, NvrtcApi& api, std::string& missing) 
 #undef BRAZE_RESOLVE
 }
 
+// NVRTC's version is the CUDA version it targets (Note [Loading CUDA libraries]).
+int cuda_version_of(const SharedLibrary& lib) {
+  auto version = reinterpret_cast<decltype(&::nvrtcVersion)>(lib.symbol("nvrtcVersion"));
+  int major = 0, minor = 0;
+  if (!version || version(&major, &minor) != NVRTC_SUCCESS) return 0;
+  return major * 1000 + minor * 10;
+}
+
 LoadedApi<NvrtcApi> load() {
   LoadedApi<NvrtcApi> l = load_api(CudaLibrary::Nvrtc, resolve_all,
-                                   "(an NVRTC older than 11.2?); set BRAZE_LIBNVRTC to a newer one");
+                                   "(an NVRTC older than 11.2?); set BRAZE_LIBNVRTC to a newer one", cuda_version_of);
   l.api.nvrtcVersion(&l.api.major, &l.api.minor);
   return l;
 }

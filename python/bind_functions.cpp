@@ -175,6 +175,8 @@ void bind_runtime(nb::module_& m) {
   m.def("_to", [](const Tensor& t, const std::string& d) { return to(t, Device::parse(d)); }, "x"_a, "device"_a,
         nb::call_guard<nb::gil_scoped_release>());  // Note [The GIL]: a copy between devices
   m.def("_default_device", []() { return Runtime::default_device().str(); });
+  // Why there is no GPU here, or None (cuda_absent()): what a test marked gpu may skip on.
+  m.def("_cuda_absent", []() { return cuda_absent(); });
   m.def("_synchronize", [](const std::string& d) { synchronize(Device::parse(d)); }, "device"_a,
         nb::call_guard<nb::gil_scoped_release>());  // Note [The GIL]
   m.def("_set_default_device", [](const std::string& d) {

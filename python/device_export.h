@@ -44,6 +44,7 @@ inline const Array& exportable(const Tensor& t, const char* protocol) {
                                "use .numpy() or .to('cpu')");
     nb::gil_scoped_release waiting;  // Note [The GIL]
     ex->synchronize();
+    cuda::mark_exported(a.data);  // the consumer's streams may read it after braze lets go
   }
   // The consumer may write it: nothing braze derives from it is kept
   // (Note [Storage versions]).

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,19 @@ struct Cubin {
 // The disk key of a kernel (Note [Disk cache entries]): everything the
 // cubin depends on, the source in full.
 std::string cubin_disk_key(const cuda::CudaKernelSource& kernel, int arch);
+
+// Note [Compiling a program's kernels together]
+// NVRTC compiles one program at a time on the thread that calls it, and
+// most of a small kernel's ~0.2 s is NVRTC's fixed cost per program, so a
+// cold program of 100 kernels compiled one after the other on the realizing
+// thread waited 20-25 s. A device program's load asks for all of its
+// kernels at once (get_many): the hits come from memory or disk, and the
+// misses are compiled by a few threads in parallel (NVRTC is thread-safe
+// for distinct programs), each into its own cubin, so the disk cache keeps
+// one entry per kernel and a later program that shares some of them finds
+// those. compile_threads(): the machine's hardware threads, at most 16
+// (each compile holds some 100 MB), BRAZE_COMPILE_THREADS overriding.
+int compile_threads();
 
 // The memory level is bounded in bytes (each cubin's image and source;
 // BRAZE_KERNEL_CACHE_MB, Note [Bounded caches] in runtime/program.h): past
@@ -49,6 +63,10 @@ class CubinCache {
   // Thread-safe; threads asking for the same kernel at once wait for one
   // compile. A compile error is rethrown to every waiter and not cached.
   Lookup get(const KernelSpec& spec, int arch);
+  // get() of each spec, the misses compiled on up to `threads` threads at
+  // once (Note [Compiling a program's kernels together]); the first error
+  // is rethrown once every compile has ended.
+  std::vector<Lookup> get_many(std::span<const KernelSpec* const> specs, int arch, int threads);
 
   int64_t compiled() const { return compiled_; }
   int64_t memory_hits() const { return memory_hits_; }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "graph/check.h"
+#include "jit_cuda/driver_objects.h"
 #include "jit_cuda/emulated_executor.h"
 #include "runtime/driver_executor.h"
 
@@ -36,6 +37,20 @@ std::shared_ptr<cuda::DeviceExecutor> cuda_executor(Device d) {
                              "\n(without a GPU, BRAZE_CUDA=emulate runs CUDA kernels in host emulation, "
                              "a checking mode; device='cpu' runs on the CPU)");
   }
+}
+
+std::optional<std::string> cuda_absent() {
+  if (const char* m = std::getenv("BRAZE_CUDA"); m && std::string(m) == "emulate")
+    return "BRAZE_CUDA=emulate: host emulation, not a GPU";
+  try {
+    cuda::driver();
+    if (cuda::device_count() == 0) return "the CUDA driver " + cuda::driver().path + " counts no device";
+  } catch (const cuda::CudaUnavailable& e) {
+    if (e.why() == cuda::CudaUnavailable::Why::NotFound) return e.what();
+  } catch (const cuda::CudaError& e) {
+    if (e.error_name() == "CUDA_ERROR_NO_DEVICE") return e.what();
+  }
+  return std::nullopt;
 }
 
 }  // namespace braze

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "graph/device.h"
 #include "jit_cuda/executor.h"
@@ -24,5 +26,15 @@ namespace braze {
 // A build without jit_cuda (no CUDA headers) has no CUDA backend at all:
 // every CUDA placement says so (cuda_executors_none.cpp).
 std::shared_ptr<cuda::DeviceExecutor> cuda_executor(Device d);
+
+// Why this process has no CUDA device to run on: no libcuda at all (no
+// NVIDIA driver), a driver that finds no device (cuInit's
+// CUDA_ERROR_NO_DEVICE, or a count of 0), BRAZE_CUDA=emulate, or a build
+// without jit_cuda. nullopt when a driver and a device are there, even if
+// making the executor then fails (a driver too old, NVRTC missing or newer
+// than the driver): that is a broken setup, which a test that needs a GPU
+// reports as a failure rather than skipping (tests/cpp/cuda_test_env.h,
+// tests/python/conftest.py).
+std::optional<std::string> cuda_absent();
 
 }  // namespace braze

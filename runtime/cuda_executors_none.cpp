@@ -12,4 +12,8 @@ std::shared_ptr<cuda::DeviceExecutor> cuda_executor(Device d) {
                            "headers, cuda.h and nvrtc.h; set CUDA_HOME and rebuild); use device='cpu'");
 }
 
+std::optional<std::string> cuda_absent() {
+  return "this build of braze has no CUDA backend (CMake found no CUDA headers)";
+}
+
 }  // namespace braze

@@ -34,11 +34,40 @@ struct DriverKernel final : DeviceKernel {
   CUfunction function = nullptr;
 };
 
+// Note [Stream-ordered device memory]
+// The driver executor allocates from a memory pool of its own
+// (cuMemPoolCreate) on its stream (cuMemAllocFromPoolAsync) and frees into
+// it on the same stream (cuMemFreeAsync). A free is then ordered after
+// every kernel, library call and copy queued before it, so memory a queued
+// kernel still reads is never handed out again early (cuMemFree would
+// have freed it at once, or synchronized the device to be safe), and a
+// later allocation on the stream reuses it without waiting. The pool's
+// release threshold is unbounded: freed memory stays in the pool, so a
+// program's outputs, kept and dropped every iteration, cost no driver
+// allocation after the first (a caching allocator, as PyTorch's). When an
+// allocation fails for lack of memory, the pool gives back what it holds
+// (cuMemPoolTrimTo, after the stream drains) and the allocation is tried
+// once more. Memory another library was given (mark_exported) may still be
+// read on that library's streams: freeing it waits for the whole context
+// first. A device without memory pools (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED
+// 0) gets cuMemAlloc, and each free waits for the stream before cuMemFree.
 class DriverExecutor final : public DeviceExecutor {
  public:
-  explicit DriverExecutor(int index)
-      : context_(index), arch_(context_.compute_capability()), libraries_(stream_) {
+  explicit DriverExecutor(int index) : context_(index), arch_(context_.compute_capability()), libraries_(stream_.get()) {
     cuda::nvrtc();  // no NVRTC, no kernels: say so now rather than at the first realize
+    int pools = 0;
+    BRAZE_CU(cuDeviceGetAttribute, (&pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, context_.device()),
+             "asking whether the device has memory pools");
+    if (pools) {
+      CUmemPoolProps props{};
+      props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+      props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+      props.location.id = context_.device();
+      BRAZE_CU(cuMemPoolCreate, (&pool_, &props), "creating braze's device memory pool");
+      cuuint64_t keep_all = ~cuuint64_t{0};
+      BRAZE_CU(cuMemPoolSetAttribute, (pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep_all),
+               "letting braze's device memory pool keep freed memory");
+    }
   }
 
   std::string describe() const override {
@@ -49,36 +78,55 @@ class DriverExecutor final : public DeviceExecutor {
   void* allocate(size_t bytes) override {
     context_.make_current();
     CUdeviceptr p = 0;
-    BRAZE_CU(cuMemAlloc, (&p, bytes), "allocating " + std::to_string(bytes) + " bytes of device memory");
+    const std::string what = "allocating " + std::to_string(bytes) + " bytes of device memory";
+    if (!pool_) {
+      BRAZE_CU(cuMemAlloc, (&p, bytes), what);
+    } else if (CUresult r = cuda::driver().cuMemAllocFromPoolAsync(&p, bytes, pool_, stream_.get());
+               r == CUDA_ERROR_OUT_OF_MEMORY) {
+      stream_.synchronize();  // what was freed is back in the pool: give it all to the driver, then once more
+      BRAZE_CU(cuMemPoolTrimTo, (pool_, 0), "returning braze's pooled device memory to the driver");
+      BRAZE_CU(cuMemAllocFromPoolAsync, (&p, bytes, pool_, stream_.get()), what);
+    } else {
+      cuda::check_driver(r, "cuMemAllocFromPoolAsync", what);
+    }
     return reinterpret_cast<void*>(static_cast<uintptr_t>(p));
   }
-  void free(void* p) noexcept override {
+  void free(void* p, bool exported) noexcept override {
     // Errors ignored: this may run while unwinding from a failed kernel.
-    if (!p || cuda::driver().cuCtxSetCurrent(context_.get()) != CUDA_SUCCESS) return;
-    cuda::driver().cuMemFree(dptr(p));
+    const cuda::DriverApi& d = cuda::driver();
+    if (!p || d.cuCtxSetCurrent(context_.get()) != CUDA_SUCCESS) return;
+    if (exported) d.cuCtxSynchronize();  // the consumer's streams too (Note [Stream-ordered device memory])
+    if (pool_) {
+      d.cuMemFreeAsync(dptr(p), stream_.get());
+    } else {
+      d.cuStreamSynchronize(stream_.get());
+      d.cuMemFree(dptr(p));
+    }
   }
   void copy_to_device(void* dst, const void* host, size_t bytes) override {
     context_.make_current();
-    if (bytes) BRAZE_CU(cuMemcpyHtoD, (dptr(dst), host, bytes), "copying to the device");
+    if (bytes) BRAZE_CU(cuMemcpyHtoDAsync, (dptr(dst), host, bytes, stream_.get()), "copying to the device");
   }
   void copy_to_host(void* host, const void* src, size_t bytes) override {
     context_.make_current();
-    if (bytes) BRAZE_CU(cuMemcpyDtoH, (host, dptr(src), bytes), "copying from the device");
+    if (!bytes) return;
+    BRAZE_CU(cuMemcpyDtoHAsync, (host, dptr(src), bytes, stream_.get()), "copying from the device");
+    stream_.synchronize();  // the caller reads `host` next
   }
   void copy_on_device(void* dst, const void* src, size_t bytes) override {
     context_.make_current();
-    if (bytes) BRAZE_CU(cuMemcpyDtoD, (dptr(dst), dptr(src), bytes), "copying on the device");
+    if (bytes) BRAZE_CU(cuMemcpyDtoDAsync, (dptr(dst), dptr(src), bytes, stream_.get()), "copying on the device");
   }
   void fill(void* dst, uint8_t byte, size_t bytes) override {
     context_.make_current();
-    if (bytes) BRAZE_CU(cuMemsetD8, (dptr(dst), byte, bytes), "filling device memory");
+    if (bytes) BRAZE_CU(cuMemsetD8Async, (dptr(dst), byte, bytes, stream_.get()), "filling device memory");
   }
 
   std::vector<LoadedKernel> load(std::span<const KernelSpec* const> specs) override {
     context_.make_current();
     std::vector<LoadedKernel> out;
-    for (const KernelSpec* spec : specs) {
-      CubinCache::Lookup c = cubins().get(*spec, arch_);
+    // Note [Compiling a program's kernels together]
+    for (const CubinCache::Lookup& c : cubins().get_many(specs, arch_, compile_threads())) {
       out.push_back({function(*c.cubin),
                      c.source == CubinCache::Source::Memory ? KernelOrigin::Memory
                      : c.source == CubinCache::Source::Disk ? KernelOrigin::Disk
@@ -97,7 +145,7 @@ class DriverExecutor final : public DeviceExecutor {
     // never needed, and a few waves over the SMs saturate the device.
     auto blocks = static_cast<unsigned>(shape.blocks(int64_t{1} << 20));
     BRAZE_CU(cuLaunchKernel,
-             (k.function, blocks, 1, 1, static_cast<unsigned>(shape.threads), 1, 1, 0, stream_, params, nullptr),
+             (k.function, blocks, 1, 1, static_cast<unsigned>(shape.threads), 1, 1, 0, stream_.get(), params, nullptr),
              "launching " + k.source.name);
   }
 
@@ -107,7 +155,7 @@ class DriverExecutor final : public DeviceExecutor {
     // on a CUDA 13.0 driver came back as cuCtxSynchronize_v2, which takes a
     // context: called without one it failed with "context is destroyed".)
     context_.make_current();
-    BRAZE_CU(cuStreamSynchronize, (stream_), "waiting for the device");
+    stream_.synchronize();
   }
 
   const LibraryRules& library_rules() const override { return cuda::cuda_library_rules(); }
@@ -140,10 +188,10 @@ class DriverExecutor final : public DeviceExecutor {
 
   cuda::Context context_;
   int arch_;
-  // Kernels and library calls all go to the legacy default stream, which
-  // orders them with each other and with the synchronous copies (Note
-  // [Device executors]).
-  CUstream stream_ = nullptr;
+  // Everything this executor does goes to its own stream, in order (Note
+  // [Device executors]); made after the context, which it needs current.
+  cuda::Stream stream_;
+  CUmemoryPool pool_ = nullptr;  // Note [Stream-ordered device memory]; null: cuMemAlloc
   cuda::LibraryCalls libraries_;  // Note [CUDA library calls]
   std::mutex mutex_;
   // Keyed by the kernel's name, which is unique per spec key (the

@@ -1,11 +1,11 @@
 // What the CUDA tests share: an environment variable set for a scope, and
-// the driver's device executor where there is a GPU (tests that need one
-// skip without it).
+// what a test that needs a GPU does without one (BRAZE_SKIP_WITHOUT_GPU).
 #pragma once
 
 #include <cstdlib>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/cuda_executors.h"
@@ -35,27 +35,22 @@ class ScopedEnv {
 
 inline const Device kCuda{DeviceKind::CUDA, 0};
 
-// BRAZE_REQUIRE_GPU=1 (a GPU run, scripts/gpu_check.sh): the checks that
-// run CUDA kernels in host emulation run them on the GPU instead.
+// BRAZE_REQUIRE_GPU=1 (scripts/gpu_check.sh): this run is on a GPU, so a
+// test that needs one fails where it would skip.
 inline bool gpu_required() {
   const char* v = std::getenv("BRAZE_REQUIRE_GPU");
   return v && std::string(v) == "1";
 }
 
-// BRAZE_CUDA for those checks: emulation, or the driver on a GPU run.
-inline const char* checked_cuda_mode() { return gpu_required() ? nullptr : "emulate"; }
-
-// The driver's executor for cuda:0, or null without a driver and a GPU
-// (or under BRAZE_CUDA=emulate, which is not a GPU).
-inline std::shared_ptr<cuda::DeviceExecutor> gpu_or_null() {
-  if (const char* m = std::getenv("BRAZE_CUDA"); m && std::string(m) == "emulate") return nullptr;
-  try {
-    return cuda_executor(kCuda);
-  } catch (const std::exception&) {
-    return nullptr;
-  }
-}
-
-inline constexpr const char* kNoGpu = "no CUDA driver or device here (BRAZE_CUDA=emulate checks the same path on the host)";
-
 }  // namespace braze::testing
+
+// For a test that needs a GPU, first in its body: skips, saying why, where
+// this machine has none (cuda_absent(): no driver, no device, emulation);
+// fails instead under BRAZE_REQUIRE_GPU=1. A GPU that is there but cannot
+// be used is no reason to skip: the test goes on, and cuda_executor's error
+// fails it.
+#define BRAZE_SKIP_WITHOUT_GPU()                                                             \
+  if (std::optional<std::string> braze_no_gpu = ::braze::cuda_absent()) {                   \
+    if (::braze::testing::gpu_required()) FAIL() << "BRAZE_REQUIRE_GPU=1, but " << *braze_no_gpu; \
+    GTEST_SKIP() << *braze_no_gpu << " (BRAZE_CUDA=emulate checks the same path on the host)";    \
+  }

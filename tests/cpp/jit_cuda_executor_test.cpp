@@ -85,15 +85,14 @@ TEST(CudaEmulation, TensorsRunOnTheEmulatedDevice) {
 }
 
 // The fuzzer's random graphs as CUDA tensors, all realized as one device
-// program (one host compile): multi-step programs with arena buffers and
-// scalar parameters, against the reference interpreter. On a GPU run
-// (BRAZE_REQUIRE_GPU=1) on the GPU, e.g. 500 graphs with BRAZE_FUZZ_GRAPHS.
-TEST(CudaEmulation, RandomGraphsOnTheDeviceMatchTheReference) {
-  ScopedEnv mode("BRAZE_CUDA", testing::checked_cuda_mode());
+// program (one host compile under emulation; on a GPU, its kernels
+// compiled by NVRTC together): multi-step programs with arena buffers and
+// scalar parameters, against the reference interpreter.
+void expect_random_graphs_on_the_device_match_the_reference(uint32_t count) {
   std::vector<Tensor> roots;
   std::vector<Array> want;
   std::vector<uint32_t> seed_of;
-  const uint32_t first = testing::fuzz_first(), count = testing::fuzz_graphs(60);
+  const uint32_t first = testing::fuzz_first();
   for (uint32_t seed = first; seed < first + count; ++seed) {
     std::vector<Array> inputs;
     Graph g = testing::RandomGraph(seed, {.well_conditioned = true}).build(inputs);
@@ -111,6 +110,11 @@ TEST(CudaEmulation, RandomGraphsOnTheDeviceMatchTheReference) {
     ASSERT_EQ(roots[i].device(), kCuda);
     EXPECT_TRUE(testing::close(roots[i].host_data(), want[i], 1e-4)) << "seed " << seed_of[i];
   }
+}
+
+TEST(CudaEmulation, RandomGraphsOnTheDeviceMatchTheReference) {
+  ScopedEnv mode("BRAZE_CUDA", "emulate");
+  expect_random_graphs_on_the_device_match_the_reference(testing::fuzz_graphs(60));
 }
 
 TEST(CudaEmulation, OpsOnTwoDevicesAreAnError) {
@@ -135,10 +139,15 @@ TEST(CudaDriver, NoDriverIsAClearErrorAndTheCpuWorks) {
 
 // --- on a GPU (CTest label gpu) ------------------------------------------------
 
+// The issue 26 device run's fuzzer: 500 graphs by default.
+TEST(CudaDriverGpu, RandomGraphsOnTheDeviceMatchTheReference) {
+  BRAZE_SKIP_WITHOUT_GPU();
+  expect_random_graphs_on_the_device_match_the_reference(testing::fuzz_graphs(500));
+}
+
 TEST(CudaDriverGpu, CopiesAndAKernelOnTheDevice) {
-  std::shared_ptr<cuda::DeviceExecutor> ex = testing::gpu_or_null();
-  if (!ex) GTEST_SKIP() << testing::kNoGpu;
-  EXPECT_FALSE(ex->emulated());
+  BRAZE_SKIP_WITHOUT_GPU();
+  EXPECT_FALSE(cuda_executor(kCuda)->emulated());
   Tensor x = from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor y = softmax(to(x, kCuda) * 0.5f, -1);
   std::vector<float> got = y.to_vector<float>();

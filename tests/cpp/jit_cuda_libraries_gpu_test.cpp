@@ -38,7 +38,7 @@ void expect_on_gpu_matches_reference(const std::vector<Tensor>& roots, const std
 }
 
 TEST(CudaLibrariesGpu, RandomMatmulsMatchTheReference) {
-  if (!testing::gpu_or_null()) GTEST_SKIP() << testing::kNoGpu;
+  BRAZE_SKIP_WITHOUT_GPU();
   std::vector<Tensor> roots;
   std::vector<std::string> what;
   for (uint32_t seed = 0; seed < 300; ++seed) {
@@ -51,7 +51,7 @@ TEST(CudaLibrariesGpu, RandomMatmulsMatchTheReference) {
 }
 
 TEST(CudaLibrariesGpu, RandomConvolutionsMatchTheReference) {
-  if (!testing::gpu_or_null()) GTEST_SKIP() << testing::kNoGpu;
+  BRAZE_SKIP_WITHOUT_GPU();
   std::vector<Tensor> roots;
   std::vector<std::string> what;
   for (uint32_t seed = 0; seed < 400 && roots.size() < 150; ++seed) {
@@ -62,7 +62,7 @@ TEST(CudaLibrariesGpu, RandomConvolutionsMatchTheReference) {
 }
 
 TEST(CudaLibrariesGpu, ConvolutionsWithBiasAndActivationsMatchTheReference) {
-  if (!testing::gpu_or_null()) GTEST_SKIP() << testing::kNoGpu;
+  BRAZE_SKIP_WITHOUT_GPU();
   using testing::random_tensor;
   Tensor x = random_tensor({2, 4, 17, 13}, 1, 1.0f), w = random_tensor({8, 2, 3, 3}, 2, 0.5f);
   Tensor b = random_tensor({8}, 3, 1.0f);
@@ -76,7 +76,7 @@ TEST(CudaLibrariesGpu, ConvolutionsWithBiasAndActivationsMatchTheReference) {
 // adds one kernel; a replay makes no library object and allocates only
 // its output.
 TEST(CudaLibrariesGpu, EpiloguesRunInsideTheCall) {
-  if (!testing::gpu_or_null()) GTEST_SKIP() << testing::kNoGpu;
+  BRAZE_SKIP_WITHOUT_GPU();
   using testing::random_tensor;
   Tensor x = to(random_tensor({64, 96}, 1, 1.0f), kCuda), w = to(random_tensor({96, 48}, 2, 0.2f), kCuda);
   Tensor b = to(random_tensor({48}, 3, 1.0f), kCuda);
@@ -102,7 +102,7 @@ TEST(CudaLibrariesGpu, EpiloguesRunInsideTheCall) {
 // Without BRAZE_ALLOW_TF32, float32 is float32: a product over 4096 terms
 // stays within float32's error. With it, the program is another one.
 TEST(CudaLibrariesGpu, Tf32OnlyWhenAllowed) {
-  if (!testing::gpu_or_null()) GTEST_SKIP() << testing::kNoGpu;
+  BRAZE_SKIP_WITHOUT_GPU();
   using testing::random_tensor;
   Tensor x = random_tensor({128, 4096}, 1, 1.0f), w = random_tensor({4096, 64}, 2, 1.0f);
   Tensor want = matmul(astype(x, DType::Float64), astype(w, DType::Float64));

@@ -111,6 +111,26 @@ TEST_F(CudaEpilogue, ConvolutionsTakeAScaleOnly) {
   EXPECT_EQ(taken(relu(conv2d(img, k) * 0.5)).roles, (std::vector<R>{R::Scale}));
 }
 
+// Note [cuDNN convolutions]: cuDNN picks its algorithm without the
+// operands' addresses, so it is only handed operands that start 16 bytes
+// into their buffers; a view that starts elsewhere is copied dense first.
+TEST_F(CudaEpilogue, ConvolutionsReadOnlyAlignedOperandsInPlace) {
+  Tensor img = random_tensor({2, 3, 8, 20}, 1), k = random_tensor({4, 3, 3, 3}, 2);
+  auto steps = [&](int64_t x_start, int64_t w_start) {
+    Tensor x = index(img, std::vector<Index>{Slice{}, Slice{}, Slice{}, Slice{x_start, x_start + 16}});
+    Tensor flat = random_tensor({4 * 27 + 8}, 3);
+    Tensor w = reshape(index(flat, std::vector<Index>{Slice{w_start, w_start + 4 * 27}}), {4, 3, 3, 3});
+    Schedule s = cuda_schedule(conv2d(x, w));
+    EXPECT_EQ(s.steps.back().group.kind, FusedGroup::Kind::Library) << explain(s);
+    return s.steps.size();
+  };
+  EXPECT_EQ(steps(0, 0), 1u);
+  EXPECT_EQ(steps(4, 4), 1u) << "16 bytes in: read in place";
+  EXPECT_EQ(steps(1, 0), 2u) << "an input 4 bytes in is copied dense first";
+  EXPECT_EQ(steps(0, 1), 2u) << "a weight 4 bytes in is copied dense first";
+  EXPECT_EQ(steps(2, 3), 3u);
+}
+
 TEST_F(CudaEpilogue, EmptySumsTakeNoPostOp) {
   Taken t = taken(relu(matmul(random_tensor({3, 0}, 1), random_tensor({0, 2}, 2)) + random_tensor({2}, 3)));
   EXPECT_TRUE(t.roles.empty());

@@ -8,6 +8,8 @@ the result dtype, which is what braze's semantics promise ("float16 and
 bfloat16 compute in float32 or wider and round once on store").
 """
 
+import os
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -15,8 +17,55 @@ import pytest
 import braze as bz
 
 def pytest_report_header(config):
-    import os
     return f"braze backend: {os.environ.get('BRAZE_BACKEND') or 'cpu (default)'}; BRAZE_BACKEND=reference runs the oracle"
+
+
+# --- the gpu marker ---------------------------------------------------------
+
+def gpu_required():
+    """BRAZE_REQUIRE_GPU=1 (scripts/gpu_check.sh): this run is on a GPU."""
+    return os.environ.get("BRAZE_REQUIRE_GPU") == "1"
+
+
+def use_gpu(monkeypatch):
+    """Points device="cuda" at the driver, for a test marked gpu. Skips,
+    saying why, where this machine has no GPU (bz._core._cuda_absent(): no
+    NVIDIA driver, a driver that finds no device); a GPU that is there but
+    cannot be used is no reason to skip: the test goes on and braze's error
+    fails it. Under BRAZE_REQUIRE_GPU=1 the skip is a failure too
+    (pytest_runtest_makereport below)."""
+    monkeypatch.delenv("BRAZE_CUDA", raising=False)
+    why = bz._core._cuda_absent()
+    if why is not None:
+        pytest.skip(f"no GPU here: {why} (BRAZE_CUDA=emulate checks the same path on the host)")
+
+
+@pytest.fixture
+def gpu(monkeypatch):
+    """For a test marked gpu: the driver's device, or a skip saying why not."""
+    use_gpu(monkeypatch)
+
+
+@pytest.fixture(params=["emulate", pytest.param("gpu", marks=pytest.mark.gpu)])
+def cuda_mode(request, monkeypatch):
+    """Runs a test twice: under host emulation (BRAZE_CUDA=emulate), and,
+    marked gpu, on the driver."""
+    if request.param == "emulate":
+        monkeypatch.setenv("BRAZE_CUDA", "emulate")
+    else:
+        use_gpu(monkeypatch)
+    return request.param
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Under BRAZE_REQUIRE_GPU=1 a test marked gpu that skips fails instead:
+    a run on a GPU whose tests all skipped must not read as passed."""
+    report = (yield).get_result()
+    if report.skipped and gpu_required() and item.get_closest_marker("gpu") is not None:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"BRAZE_REQUIRE_GPU=1, but this gpu test skipped: {reason}"
 
 
 # --- dtypes -----------------------------------------------------------------

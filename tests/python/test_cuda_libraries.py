@@ -27,23 +27,9 @@ counts = pytest.mark.skipif(not FUSED, reason="BRAZE_BACKEND=reference makes no 
 IN_THE_CALL = {"relu", "maximum0", "gelu_tanh"}
 
 
-def driver_available():
-    try:
-        bz.zeros(1, device="cuda")
-        return True
-    except RuntimeError:
-        return False
-
-
-@pytest.fixture(params=["emulate", pytest.param("gpu", marks=pytest.mark.gpu)])
-def mode(request, monkeypatch):
-    if request.param == "emulate":
-        monkeypatch.setenv("BRAZE_CUDA", "emulate")
-    else:
-        monkeypatch.delenv("BRAZE_CUDA", raising=False)
-        if not driver_available():
-            pytest.skip("no CUDA driver or device here (BRAZE_CUDA=emulate checks the same path on the host)")
-    return request.param
+@pytest.fixture
+def mode(cuda_mode):
+    return cuda_mode
 
 
 def cuda(a):
@@ -219,10 +205,7 @@ def test_tf32_is_an_explicit_option_and_part_of_the_program(mode, monkeypatch):
 
 
 @pytest.mark.gpu
-def test_a_missing_cublaslt_is_a_clear_error_and_kernels_still_run(monkeypatch):
-    monkeypatch.delenv("BRAZE_CUDA", raising=False)
-    if not driver_available():
-        pytest.skip("no CUDA driver or device here")
+def test_a_missing_cublaslt_is_a_clear_error_and_kernels_still_run(gpu):
     # cuBLASLt is loaded once per process: a fresh one that cannot find it.
     code = """
 import numpy as np, braze as bz
