@@ -70,7 +70,7 @@ void* SharedLibrary::symbol(const char* name) const { return dlsym(handle_, name
 std::unique_ptr<SharedLibrary> open_library(CudaLibrary lib) {
   std::string tried;
   for (const std::string& path : candidate_paths(lib)) {
-    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);  // Note [Loading CUDA libraries]
     if (!h) {
       const char* why = dlerror();
       tried += "\n  " + path + ": " + (why ? why : "not found");
