@@ -69,7 +69,9 @@ class SpecInterpreter {
         int64_t i = 0;
         for_each_offset(in.view, [&](int64_t k) {
           if (real) store_double(in.dtype, out.data.get(), i++, arg.real[0] + static_cast<double>(k) * arg.real[1]);
-          else store_int(in.dtype, out.data.get(), i++, arg.integer[0] + k * arg.integer[1]);
+          else store_int(in.dtype, out.data.get(), i++,  // modulo 2^64, as the kernels compute
+                         static_cast<int64_t>(static_cast<uint64_t>(arg.integer[0]) +
+                                              static_cast<uint64_t>(k) * static_cast<uint64_t>(arg.integer[1])));
         });
         return out;
       }

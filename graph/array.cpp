@@ -25,14 +25,14 @@ void write(std::byte* base, int64_t i, T v) {
   std::memcpy(base + i * static_cast<int64_t>(sizeof(T)), &v, sizeof(T));
 }
 
+}  // namespace
+
 int64_t float_to_int64(double v) {
   // 2^63 is exactly representable; anything at or past it, or NaN, is out.
   if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
     return std::numeric_limits<int64_t>::min();
   return static_cast<int64_t>(v);
 }
-
-}  // namespace
 
 Array allocate_array(DType dtype, Shape shape) {
   Array a;
@@ -98,9 +98,9 @@ void store_double(DType t, std::byte* b, int64_t i, double v) {
     case DType::Int8:
     case DType::Int32:
     case DType::Int64: return store_int(t, b, i, float_to_int64(v));
-    // Via float32: a double rounding that can differ from direct rounding by
-    // one unit in the last place on exact ties; within every f16/bf16 tolerance.
-    case DType::Float16: return write<uint16_t>(b, i, float_to_half(static_cast<float>(v)));
+    // float16 rounds once, as NumPy's astype does; bfloat16 through float32,
+    // as ml_dtypes does (Note [Rounding float64 to 16 bits] in graph/half.h).
+    case DType::Float16: return write<uint16_t>(b, i, double_to_half(v));
     case DType::BFloat16: return write<uint16_t>(b, i, float_to_bf16(static_cast<float>(v)));
     case DType::Float32: return write<float>(b, i, static_cast<float>(v));
     case DType::Float64: return write<double>(b, i, v);

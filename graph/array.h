@@ -32,6 +32,7 @@ Array allocate_array(DType dtype, Shape shape);  // 64-byte aligned, uninitialis
 // A float stored into an integer type truncates toward zero; NaN and values
 // out of int64 range become INT64_MIN (as x86's cvttsd2si) before wrapping.
 double load_double(DType t, const std::byte* base, int64_t i);
+int64_t float_to_int64(double v);  // that truncation, without undefined behaviour
 int64_t load_int(DType t, const std::byte* base, int64_t i);
 void store_double(DType t, std::byte* base, int64_t i, double v);
 void store_int(DType t, std::byte* base, int64_t i, int64_t v);

@@ -1,6 +1,7 @@
 // float16 and bfloat16 <-> float32, round to nearest even, NaN kept quiet.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -43,5 +44,26 @@ inline uint16_t float_to_half(float f) {
   uint32_t rounded = a + 0xfffu + ((a >> 13) & 1u) - (112u << 23);
   return sign | static_cast<uint16_t>(rounded >> 13);
 }
+
+// Note [Rounding float64 to 16 bits]
+// Rounding a double to float32 and then to float16 rounds twice: a double
+// just above a float16 tie becomes the tie in float32, which then goes to
+// even, one ulp off (1 in 10^4 random doubles). NumPy rounds float64 ->
+// float16 once, so braze does too: the double goes to float32 rounded to
+// odd (truncated, then the last bit set if anything was dropped), which
+// keeps every bit float16 rounding looks at (float32 has 13 more), and then
+// to float16 as usual. The CPU kernels do the same in vector registers
+// (jit_cpu/gen_wide.cpp). ml_dtypes rounds float64 -> bfloat16 through
+// float32, twice; braze matches that, since bfloat16 is ml_dtypes' type.
+inline float double_to_float_odd(double d) {
+  float f = static_cast<float>(d);  // nearest
+  double back = f;
+  if (back == d || d != d) return f;  // exact, or NaN
+  uint32_t u = float_bits(f);
+  if (std::fabs(back) > std::fabs(d)) --u;  // rounded away from zero: step back toward it
+  return bits_float(u | 1u);
+}
+
+inline uint16_t double_to_half(double d) { return float_to_half(double_to_float_odd(d)); }
 
 }  // namespace braze

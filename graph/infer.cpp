@@ -1,6 +1,8 @@
 #include "graph/infer.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 
 #include "graph/check.h"
 
@@ -106,30 +108,37 @@ Shape conv2d_shape(const Shape& x, const Shape& w, const std::vector<int64_t>& p
   }
   BRAZE_CHECK(groups > 0 && x[1] % groups == 0 && w[0] % groups == 0, "conv2d: groups=", groups,
               " must divide the input channels (", x[1], ") and output channels (", w[0], ")");
-  BRAZE_CHECK(w[1] * groups == x[1], "conv2d: weight ", to_string(w), " expects ", w[1] * groups,
+  std::optional<int64_t> expects = checked_mul(w[1], groups);
+  BRAZE_CHECK(expects == x[1], "conv2d: weight ", to_string(w), " expects ",
+              expects ? std::to_string(*expects) : "over 2^63",
               " input channels (", w[1], " per group x ", groups, " groups) but input ", to_string(x),
               " has ", x[1]);
   Shape out{x[0], w[0], 0, 0};
   for (int i = 0; i < 2; ++i) {
-    int64_t extent = x[2 + i] + 2 * p[2 + i] - p[4 + i] * (w[2 + i] - 1) - 1;
+    // In 128 bits: a padding or dilation near 2^63 would wrap in int64.
+    __int128 extent = __int128{x[2 + i]} + 2 * __int128{p[2 + i]} - __int128{p[4 + i]} * (w[2 + i] - 1) - 1;
     BRAZE_CHECK(extent >= 0, "conv2d: kernel ", to_string(w), " with dilation ", p[4 + i],
                 " does not fit input ", to_string(x), " with padding ", p[2 + i]);
-    out[2 + i] = extent / p[i] + 1;
+    __int128 length = extent / p[i] + 1;
+    BRAZE_CHECK(length <= std::numeric_limits<int64_t>::max(), "conv2d: padding ", p[2 + i], " of input ",
+                to_string(x), " makes an output too big");
+    out[2 + i] = static_cast<int64_t>(length);
   }
   return out;
 }
 
-Shape movement_shape(Op op, const Shape& in, const std::vector<int64_t>& a) {
+Shape movement_shape(Op op, const Shape& in, const std::vector<int64_t>& a, int64_t item) {
   const std::string_view api = info(op).api;
   const auto rank = static_cast<int64_t>(in.size());
   switch (op) {
     case Op::Reshape: {
-      for (int64_t d : a) BRAZE_CHECK(d >= 0, "reshape: negative dimension in ", to_string(a));
+      check_shape(a, item, "reshape");  // before numel(a): Note [Sizes fit int64]
       BRAZE_CHECK(numel(a) == numel(in), "reshape: cannot reshape ", to_string(in), " (", numel(in),
                   " elements) into ", to_string(a), " (", numel(a), " elements)");
       return a;
     }
     case Op::Expand: {
+      check_shape(a, item, "broadcast_to");
       bool ok = a.size() >= in.size();
       for (size_t i = 0; ok && i < in.size(); ++i) {
         int64_t d = in[i], t = a[a.size() - in.size() + i];
@@ -155,9 +164,13 @@ Shape movement_shape(Op op, const Shape& in, const std::vector<int64_t>& a) {
       Shape out(in.size());
       for (int64_t i = 0; i < rank; ++i) {
         int64_t start = a[i], step = a[rank + i], len = a[2 * rank + i];
-        int64_t last = start + (len - 1) * step;
-        BRAZE_CHECK_INDEX(len >= 0 && step != 0 &&
-                              (len == 0 || (start >= 0 && start < in[i] && last >= 0 && last < in[i])),
+        // Checked arithmetic: a graph file can carry any attr, and a step
+        // near 2^63 times a length would wrap into range.
+        std::optional<int64_t> span = len > 0 ? checked_mul(len - 1, step) : std::optional<int64_t>(0);
+        int64_t last = 0;
+        bool in_range = len == 0 || (span && !__builtin_add_overflow(start, *span, &last) && start >= 0 &&
+                                     start < in[i] && last >= 0 && last < in[i]);
+        BRAZE_CHECK_INDEX(len >= 0 && step != 0 && in_range,
                           "slice: start ", start, ", step ", step, ", length ", len,
                           " is out of bounds for axis ", i, " of ", to_string(in));
         out[i] = len;
@@ -177,22 +190,25 @@ TypeShape infer(Op op, std::span<const TypeShape> in, const Attr& attr) {
   BRAZE_CHECK(static_cast<int>(in.size()) == oi.arity, oi.api, ": takes ", oi.arity,
               " inputs, got ", in.size());
   DType dtype = result_dtype(op, in, attr);
+  const auto item = static_cast<int64_t>(itemsize(dtype));
+  Shape shape;
   switch (oi.kind) {
-    case FusionKind::Leaf: break;
-    case FusionKind::ElemWise: {
-      Shape s = in[0].shape;
-      for (const TypeShape& x : in.subspan(1)) s = broadcast_shapes(s, x.shape, oi.api);
-      return {dtype, s};
-    }
+    case FusionKind::Leaf: BRAZE_CHECK(false, oi.api, ": leaves have no inputs to infer from"); break;
+    case FusionKind::ElemWise:
+      shape = in[0].shape;
+      for (const TypeShape& x : in.subspan(1)) shape = broadcast_shapes(shape, x.shape, oi.api);
+      break;
     case FusionKind::Broadcast:
-    case FusionKind::View: return {dtype, movement_shape(op, in[0].shape, attr.ints)};
-    case FusionKind::Reduce: return {dtype, reduce_shape(op, in[0].shape, attr.ints)};
+    case FusionKind::View: shape = movement_shape(op, in[0].shape, attr.ints, item); break;
+    case FusionKind::Reduce: shape = reduce_shape(op, in[0].shape, attr.ints); break;
     case FusionKind::Opaque:
-      if (op == Op::MatMul) return {dtype, matmul_shape(in[0].shape, in[1].shape)};
-      return {dtype, conv2d_shape(in[0].shape, in[1].shape, attr.ints)};
+      shape = op == Op::MatMul ? matmul_shape(in[0].shape, in[1].shape) : conv2d_shape(in[0].shape, in[1].shape, attr.ints);
+      break;
   }
-  BRAZE_CHECK(false, oi.api, ": leaves have no inputs to infer from");
-  return {};
+  // Broadcasting two shapes, a matmul's batch and a wider result dtype can
+  // each make a result too big for int64 sizes: Note [Sizes fit int64].
+  check_shape(shape, item, oi.api);
+  return {dtype, std::move(shape)};
 }
 
 DType compute_dtype(Op op, std::span<const DType> in, DType result) {

@@ -3,6 +3,7 @@
 // time" or "why did that recompile". Off by default.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 

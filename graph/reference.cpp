@@ -94,8 +94,10 @@ class NodeEvaluator {
         double v = n.op == Op::Arange ? start + static_cast<double>(i) * n.attr.reals[1] : start;
         store_double(n.dtype, out.data.get(), i, v);
       } else {
-        int64_t start = n.attr.ints[0], step = n.op == Op::Arange ? n.attr.ints[1] : 0;
-        store_int(n.dtype, out.data.get(), i, start + i * step);
+        // Modulo 2^64 (no signed overflow), as the elements are modulo the dtype's width.
+        uint64_t start = static_cast<uint64_t>(n.attr.ints[0]);
+        uint64_t step = n.op == Op::Arange ? static_cast<uint64_t>(n.attr.ints[1]) : 0;
+        store_int(n.dtype, out.data.get(), i, static_cast<int64_t>(start + static_cast<uint64_t>(i) * step));
       }
     }
     return out;
@@ -115,9 +117,17 @@ class NodeEvaluator {
     Array out = allocate_(n.dtype, n.shape());
     int64_t i = 0;
     T args[3]{};
+    // float16 math is float32 math rounded to float16 (as NumPy's half
+    // loops and the kernels compute); only a float64 value cast to float16
+    // rounds once, from float64 (Note [Rounding float64 to 16 bits]).
+    const bool through_float32 =
+        n.dtype == DType::Float16 && !(n.op == Op::Cast && acc[0].base->dtype == DType::Float64);
     for_each_index(n.shape(), acc, [&](auto&, auto& off) {
       for (size_t k = 0; k < acc.size(); ++k) args[k] = load<T>(acc[k].base->dtype, acc[k].base->data.get(), off[k]);
-      store<T>(n.dtype, out.data.get(), i++, apply_elementwise<T>(n.op, args));
+      T v = apply_elementwise<T>(n.op, args);
+      if constexpr (std::is_same_v<T, double>)
+        if (through_float32) v = static_cast<float>(v);
+      store<T>(n.dtype, out.data.get(), i++, v);
     });
     return out;
   }

@@ -22,6 +22,22 @@ Strides contiguous_strides(std::span<const int64_t> shape) {
   return s;
 }
 
+std::optional<int64_t> checked_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+void check_shape(std::span<const int64_t> shape, int64_t itemsize, std::string_view op) {
+  std::optional<int64_t> bytes = itemsize;
+  for (int64_t d : shape) {
+    BRAZE_CHECK(d >= 0, op, ": negative dimension ", d, " in shape ", to_string(shape));
+    if (bytes) bytes = checked_mul(*bytes, std::max<int64_t>(d, 1));
+  }
+  BRAZE_CHECK(bytes.has_value(), op, ": shape ", to_string(shape), " is too big (its size in bytes, at ", itemsize,
+              " per element, exceeds 2^63 - 1)");
+}
+
 std::string to_string(std::span<const int64_t> dims) {
   std::string s = "[";
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -96,7 +112,9 @@ View View::slice(std::span<const int64_t> starts, std::span<const int64_t> steps
   View v = *this;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (lengths[i] > 0) v.offset += starts[i] * strides[i];
-    v.strides[i] = strides[i] * steps[i];
+    // An axis of one element is never stepped along, and stride * step
+    // could overflow for a step near 2^63 (x[::2**63 - 1]).
+    if (lengths[i] > 1) v.strides[i] = strides[i] * steps[i];
     v.shape[i] = lengths[i];
   }
   return v;
@@ -158,8 +176,10 @@ SliceBounds normalize_slice(std::optional<int64_t> start, std::optional<int64_t>
   };
   int64_t b = clamp(start, step > 0 ? 0 : dim - 1);
   int64_t e = clamp(stop, step > 0 ? dim : -1);
-  int64_t len = step > 0 ? (e - b + step - 1) / step : (b - e + (-step) - 1) / (-step);
-  return {b, std::max<int64_t>(len, 0)};
+  // ceil((e - b) / step) without forming e - b + step - 1 or -step, which
+  // overflow for a step near +-2^63 (b and e lie in [-1, dim]).
+  if (step > 0) return {b, e > b ? (e - b - 1) / step + 1 : 0};
+  return {b, b > e ? (e - b + 1) / step + 1 : 0};
 }
 
 }  // namespace braze

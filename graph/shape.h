@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace braze {
@@ -14,6 +15,22 @@ using Strides = std::vector<int64_t>;  // in elements, may be negative or 0
 
 int64_t numel(std::span<const int64_t> shape);
 Strides contiguous_strides(std::span<const int64_t> shape);
+
+// Note [Sizes fit int64]
+// Every size braze computes from a shape (the element count, a contiguous
+// stride, a byte size, an arena offset, a kernel's row count) is an int64
+// product of the dims, so a shape whose product overflows would wrap: a
+// count of 0 for 2^61 x 8, a negative row length, a heap overrun. Such a
+// shape is refused where it is recorded, as NumPy refuses one ("array is
+// too big"): check_shape throws std::invalid_argument naming the op when a
+// dim is negative or when the product of the dims (zero-size dims counted
+// as 1, since the strides of the other dims are still formed) times the
+// element size exceeds INT64_MAX. Every shape that reaches a node passes it
+// (graph/infer.cpp for computed ops, runtime/tensor.cpp for leaves), so the
+// layers above may multiply dims without checking.
+void check_shape(std::span<const int64_t> shape, int64_t itemsize, std::string_view op);
+// a * b, or nullopt where it overflows int64.
+std::optional<int64_t> checked_mul(int64_t a, int64_t b);
 std::string to_string(std::span<const int64_t> dims);  // "[2, 3]"
 
 // NumPy broadcasting. `op` names the op in the error message.

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "fusion/partition.h"
@@ -46,6 +47,20 @@ bool runs_bfloat16();
 
 struct Entry;  // a cached primitive (dnn_primitives.cpp)
 
+// Note [Owning oneDNN primitives]
+// braze's primitive cache is the only owner of the primitives braze
+// creates: oneDNN's own process-wide primitive cache (1024 primitives by
+// default, with no bound in bytes) is set to capacity 0 when braze first
+// makes its engine, so a primitive's JIT code lives exactly as long as
+// braze's entry and the programs that hold it (Prepared::entry, a
+// shared_ptr). braze's cache is bounded in bytes (BRAZE_KERNEL_CACHE_MB, as
+// the generated kernels' cache; Note [Bounded caches] in
+// runtime/program.h) and drops its least recently used entries past it.
+// Two owners would have needed two bounds, and oneDNN's counts primitives,
+// whose sizes differ by 100x. What is lost: a primitive braze evicted and
+// needs again is created again (about a millisecond of oneDNN's JIT),
+// where oneDNN's cache might still have had it.
+
 // A library group looked up in the primitive cache: the first lookup of a
 // shape creates the primitive (and its scratchpad); later ones find it.
 struct Prepared {
@@ -53,8 +68,25 @@ struct Prepared {
   bool created = false;       // this lookup created the primitive
   int64_t packed_bytes = 0;   // the right operand packed (Note [Packed matmul weights]); 0: read in place
   int64_t scratch_bytes = 0;  // oneDNN's user-mode scratchpad
-  Entry* entry = nullptr;
+  // The cached entry, kept alive by whoever holds this (a program) even
+  // after the cache drops it.
+  std::shared_ptr<const Entry> entry;
+  int64_t evicted = 0;        // entries this lookup's creation dropped from the cache
 };
+
+// What keeping `e` costs, estimated: its primitive's and its packing
+// reorder's JIT code and descriptors (Note [Owning oneDNN primitives]).
+int64_t memory_bytes(const Entry& e);
+
+// The primitive cache's figures (`braze doctor`, tests).
+struct CacheFigures {
+  size_t entries = 0;
+  int64_t bytes = 0;
+  int64_t limit = 0;
+};
+CacheFigures cache_figures();
+// Drops every cached primitive (tests); programs keep theirs.
+void clear_cache();
 
 // Where a run's memory is (64-byte aligned; null where the size is 0).
 // `packed` holds the packed right operand: this run writes it when `pack`,

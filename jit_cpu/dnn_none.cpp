@@ -3,6 +3,7 @@
 #include "graph/check.h"
 #include "graph/log.h"
 #include "jit_cpu/dnn.h"
+#include "jit_cpu/kernel_cache.h"
 
 namespace braze::dnn {
 
@@ -20,8 +21,14 @@ Prepared prepare(const Graph&, const FusedGroup&) {
     return true;
   }();
   (void)said;
-  return {"braze was built without oneDNN", false, 0, 0, nullptr};
+  return {.why_not = "braze was built without oneDNN"};
 }
+
+int64_t memory_bytes(const Entry&) { return 0; }
+
+CacheFigures cache_figures() { return {.limit = jit::kernel_cache_limit_from_env()}; }
+
+void clear_cache() {}
 
 void run(const Prepared&, const Graph&, const FusedGroup&, const std::function<const Array&(NodeId)>&, Array&,
          const RunMemory&) {

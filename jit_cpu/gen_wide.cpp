@@ -99,6 +99,10 @@ Vmm RowKernelGen<Vmm>::truth_wide(const Vmm& x, DType t, const Vmm& s) {
   }
 }
 
+namespace {
+constexpr uint64_t kDroppedBits = (uint64_t{1} << 29) - 1;  // float64's mantissa bits below float32's
+}  // namespace
+
 // d = x cast from `from` to `to` in 64-bit lanes as the reference casts
 // (graph/array.h): an int64 rounds to float64 once, a float truncates
 // toward zero through int64, integers wrap; a float32, float16 or
@@ -122,9 +126,21 @@ void RowKernelGen<Vmm>::convert_wide(const Vmm& d, const Vmm& x, DType from, DTy
   } else {
     if (lf == Lanes::Long) longs_.to_f64(d, x, s0, s1);
     else if (d.getIdx() != x.getIdx()) vmovapd(d, x);
+    if (to == DType::Float16) {
+      // Note [Rounding float64 to 16 bits]: to float32 rounded to odd, so the
+      // float16 rounding below is the one rounding of the float64 value: the
+      // 29 bits float32 drops are cut, and if any was set, the last kept bit
+      // is set (bit 29 of (low + 2^29 - 1) says whether low is nonzero).
+      // A NaN stays a NaN; a value past float32's range still converts to inf.
+      vandpd(s1, d, k_.bits64(kDroppedBits));
+      vpaddq(s1, s1, k_.bits64(kDroppedBits));
+      vandpd(s1, s1, k_.bits64(kDroppedBits + 1));
+      vandpd(s2, d, k_.bits64(~kDroppedBits));
+      vorpd(d, s2, s1);
+    }
     if (rounds_to_float32(to)) {
       vcvtpd2ps(Half(0), d);
-      if (to == DType::Float16) {  // on through float32, as the reference rounds (graph/array.cpp)
+      if (to == DType::Float16) {
         vcvtps2ph(Xbyak::Xmm(0), Half(0), 0);
         vcvtph2ps(Half(0), Xbyak::Xmm(0));
       } else if (to == DType::BFloat16) {

@@ -48,6 +48,10 @@ class CompiledKernel {
   // aligning the pool); the rest, up to code_size(), is the constant pool:
   // data, which a disassembler would print as nonsense.
   virtual size_t text_size() const = 0;
+  // What keeping this kernel costs: its executable memory (code and
+  // constants, whole pages) and the generator state it holds, estimated
+  // (Note [Bounded caches] in runtime/program.h; kernel_cache.h).
+  virtual int64_t memory_bytes() const = 0;
   const RowPlan& plan() const { return plan_; }
   // Writes outputs with aligned non-temporal stores (Note [Streaming
   // stores] in gen_analysis.cpp): output buffers must be 64-byte aligned.

@@ -6,24 +6,38 @@
 
 #include "graph/array.h"
 #include "graph/check.h"
+#include "graph/env.h"
 #include "graph/log.h"
 #include "jit_cpu/lanes.h"
 #include "jit_cpu/thread_pool.h"
 
 namespace braze::jit {
 
+int64_t kernel_cache_limit_from_env() {
+  return megabytes_from_env("BRAZE_KERNEL_CACHE_MB", kDefaultKernelCacheMegabytes);
+}
+
 KernelCache& KernelCache::get() {
-  static KernelCache cache;
+  static KernelCache cache(kernel_cache_limit_from_env());
   return cache;
 }
 
+namespace {
+
+// What an entry costs besides its kernel: the key, the reason of a
+// negative answer, the map's and the list's nodes.
+constexpr int64_t kEntryBytes = 256;
+
+}  // namespace
+
 Lookup KernelCache::find_or_compile(const KernelSpec& spec, Isa isa) {
   std::string key = kernel_key(spec).hex() + "/" + std::string(name(isa)) + "/v" + std::to_string(kCodegenVersion);
+  std::vector<Lookup> dropped;  // destroyed after the lock is released: unmapping code takes a system call
   // Compiling under the lock keeps "one compile per key" simple; a compile
   // takes tens of microseconds.
   std::lock_guard<std::mutex> lock(mu_);
-  if (auto it = entries_.find(key); it != entries_.end()) {
-    Lookup hit = it->second;
+  if (Lookup* found = entries_.find(key)) {
+    Lookup hit = *found;
     hit.hit = true;
     BRAZE_LOG(Debug, "kernel ", key, ": memory cache hit");
     return hit;
@@ -37,18 +51,29 @@ Lookup KernelCache::find_or_compile(const KernelSpec& spec, Isa isa) {
               fresh.codegen_ns / 1000, " us");
   else
     BRAZE_LOG(Info, "kernel ", key, ": runs on the spec interpreter because ", fresh.why);
-  entries_.emplace(std::move(key), fresh);
+  int64_t bytes = kEntryBytes + static_cast<int64_t>(key.size() + fresh.why.size()) +
+                  (fresh.kernel ? fresh.kernel->memory_bytes() : 0);
+  entries_.insert(key, fresh, bytes);
+  dropped = entries_.evict(limit_, 1);  // the newest stays, however large: its caller runs it now
+  fresh.evicted = static_cast<int64_t>(dropped.size());
+  if (!dropped.empty()) BRAZE_LOG(Debug, "kernel cache: ", dropped.size(), " least recently used evicted");
   return fresh;
 }
 
 void KernelCache::clear() {
+  std::vector<Lookup> dropped;
   std::lock_guard<std::mutex> lock(mu_);
-  entries_.clear();
+  dropped = entries_.clear();
 }
 
 size_t KernelCache::size() {
   std::lock_guard<std::mutex> lock(mu_);
   return entries_.size();
+}
+
+int64_t KernelCache::bytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.bytes();
 }
 
 namespace {

@@ -36,6 +36,7 @@ enum class KernelOrigin { Memory, Disk, Compiled };
 struct LoadedKernel {
   std::shared_ptr<const DeviceKernel> kernel;
   KernelOrigin origin = KernelOrigin::Compiled;
+  int64_t evicted = 0;  // kernels dropped from memory to make room for it (kernels_evicted)
 };
 
 // Note [CUDA library calls]

@@ -11,6 +11,7 @@
 #include "runtime/cuda_executors.h"
 #include "runtime/device_program.h"
 #include "runtime/execute.h"
+#include "runtime/memory_figures.h"
 
 namespace braze::py {
 
@@ -30,7 +31,10 @@ void bind_reductions(nb::module_& m, nb::class_<Tensor>& cls) {
                                   {"min", &min},   {"mean", &mean}, {"logsumexp", &logsumexp}};
   for (const Row& r : kRows) {
     Reduce fn = r.fn;
-    auto f = [fn](nb::handle x, nb::handle axis, bool keepdims) { return fn(to_tensor(x), to_axes(axis), keepdims); };
+    const char* name = r.name;
+    auto f = [fn, name](nb::handle x, nb::handle axis, bool keepdims) {
+      return fn(to_tensor(x), to_axes(axis, name), keepdims);
+    };
     m.def(r.name, f, "x"_a, "axis"_a = nb::none(), "keepdims"_a = false);
     cls.def(r.name, f, "axis"_a = nb::none(), "keepdims"_a = false);
   }
@@ -42,8 +46,8 @@ void bind_reductions(nb::module_& m, nb::class_<Tensor>& cls) {
   }
   using Stat = Tensor (*)(const Tensor&, Axes, double, bool);
   for (auto [name, fn] : {std::pair<const char*, Stat>{"var", &var}, {"std", &braze::std}}) {
-    auto f = [fn](nb::handle x, nb::handle axis, double correction, bool keepdims) {
-      return fn(to_tensor(x), to_axes(axis), correction, keepdims);
+    auto f = [fn, name](nb::handle x, nb::handle axis, double correction, bool keepdims) {
+      return fn(to_tensor(x), to_axes(axis, name), correction, keepdims);
     };
     m.def(name, f, "x"_a, "axis"_a = nb::none(), "correction"_a = 0.0, "keepdims"_a = false);
     cls.def(name, f, "axis"_a = nb::none(), "correction"_a = 0.0, "keepdims"_a = false);
@@ -73,7 +77,7 @@ void bind_movement(nb::module_& m) {
   m.def("broadcast_to", [](nb::handle x, const Shape& shape) { return broadcast_to(to_tensor(x), shape); },
         "x"_a, "shape"_a);
   m.def("expand_dims", [](nb::handle x, int64_t axis) { return expand_dims(to_tensor(x), axis); }, "x"_a, "axis"_a);
-  m.def("squeeze", [](nb::handle x, nb::handle axis) { return squeeze(to_tensor(x), to_axes(axis)); }, "x"_a,
+  m.def("squeeze", [](nb::handle x, nb::handle axis) { return squeeze(to_tensor(x), to_axes(axis, "squeeze")); }, "x"_a,
         "axis"_a = nb::none());
   m.def("astype", [](nb::handle x, const std::string& dtype) { return astype(to_tensor(x), parse_dtype(dtype)); },
         "x"_a, "dtype"_a);
@@ -141,6 +145,19 @@ void bind_runtime(nb::module_& m) {
     d["library"] = dnn::version();
     d["isa"] = dnn::isa();
     d["bfloat16"] = dnn::runs_bfloat16();
+    return d;
+  });
+  // The bounded caches against their bounds (Note [Bounded caches]; `braze doctor`): for tests.
+  m.def("_memory", []() {
+    nb::dict d;
+    for (const CacheFigures& c : memory_figures()) {
+      nb::dict row;
+      row["variable"] = c.variable;
+      row["entries"] = c.entries;
+      row["bytes"] = c.bytes;
+      row["limit"] = c.limit;
+      d[c.cache.c_str()] = row;
+    }
     return d;
   });
   // The streaming-copy probe (runtime/copy_bandwidth.h): for the benchmarks' roofline ratios.

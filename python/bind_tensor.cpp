@@ -107,7 +107,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
         return transpose(x, nb::cast<std::vector<int64_t>>(axes));
       })
       .def("flatten", &flatten)
-      .def("squeeze", [](const Tensor& x, nb::handle axis) { return squeeze(x, to_axes(axis)); }, "axis"_a = nb::none())
+      .def("squeeze", [](const Tensor& x, nb::handle axis) { return squeeze(x, to_axes(axis, "squeeze")); }, "axis"_a = nb::none())
       .def("__matmul__", [](const Tensor& a, nb::handle b) { return matmul(a, to_tensor(b)); }, nb::is_operator());
   bind_elementwise(m, cls);
   bind_operators(cls);

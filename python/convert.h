@@ -13,12 +13,42 @@ namespace braze::py {
 
 namespace nb = nanobind;
 
+// Note [No std:: text reaches Python]
+// nanobind turns a failed nb::cast into "RuntimeError: std::bad_cast" and
+// std::bad_alloc into "MemoryError: std::bad_alloc". braze converts Python
+// values itself, so a value that does not fit (a Python int past int64)
+// says what and where: indices are IndexError, other integers
+// OverflowError, as NumPy. module.cpp's translator catches whatever still
+// arrives: no message with C++ library text reaches a Python user.
+
+// A Python int (or an object with __index__) as int64: nullopt where it is
+// outside int64 (a Python error is set for non-integers: TypeError).
+inline std::optional<int64_t> index_value(nb::handle h) {
+  nb::object i = nb::steal(PyNumber_Index(h.ptr()));
+  if (!i.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0) return std::nullopt;
+  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+  return static_cast<int64_t>(v);
+}
+
+// A Python int as a weak scalar; one past int64 is Scalar::huge_int (Note
+// [Python integers out of range], runtime/tensor.cpp); past float64's range
+// it is Python's own OverflowError, as in NumPy.
+inline Scalar int_scalar(nb::handle h) {
+  if (std::optional<int64_t> v = index_value(h)) return Scalar(*v);
+  double d = PyLong_AsDouble(h.ptr());
+  if (d == -1.0 && PyErr_Occurred()) throw nb::python_error();
+  return Scalar::huge_int(d);
+}
+
 // A Python argument of an element-wise op. Python numbers stay weak scalars
 // (Note [Type promotion]); anything else goes through braze.asarray.
 inline Operand to_operand(nb::handle h) {
   if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
   if (PyBool_Check(h.ptr())) return Scalar(h.ptr() == Py_True);
-  if (PyLong_Check(h.ptr())) return Scalar(nb::cast<int64_t>(h));
+  if (PyLong_Check(h.ptr())) return int_scalar(h);
   if (PyFloat_Check(h.ptr()) && !nb::hasattr(h, "dtype")) return Scalar(nb::cast<double>(h));
   return nb::cast<Tensor>(nb::module_::import_("braze").attr("asarray")(h));
 }
@@ -28,11 +58,26 @@ inline Tensor to_tensor(nb::handle h) {
   return nb::cast<Tensor>(nb::module_::import_("braze").attr("asarray")(h));
 }
 
-// axis=None | int | tuple of ints
-inline Axes to_axes(nb::handle h) {
+// An integer argument of `op` (an axis, a size); past int64 it is an
+// OverflowError naming the op.
+inline int64_t int_argument(nb::handle h, std::string_view op, std::string_view what) {
+  std::optional<int64_t> v = index_value(h);
+  if (!v) throw std::overflow_error(detail::concat(op, ": ", what, " ", nb::str(h).c_str(), " is outside int64"));
+  return *v;
+}
+
+// axis=None | int | tuple of ints; an axis past int64 is out of range (IndexError).
+inline Axes to_axes(nb::handle h, std::string_view op) {
   if (h.is_none()) return std::nullopt;
-  if (PyLong_Check(h.ptr())) return std::vector<int64_t>{nb::cast<int64_t>(h)};
-  return nb::cast<std::vector<int64_t>>(h);
+  auto axis = [&](nb::handle a) {
+    std::optional<int64_t> v = index_value(a);
+    BRAZE_CHECK_INDEX(v.has_value(), op, ": axis ", nb::str(a).c_str(), " is out of range");
+    return *v;
+  };
+  if (!PySequence_Check(h.ptr())) return std::vector<int64_t>{axis(h)};
+  std::vector<int64_t> out;
+  for (nb::handle a : nb::iter(h)) out.push_back(axis(a));
+  return out;
 }
 
 inline std::optional<Tensor> to_optional_tensor(nb::handle h) {
@@ -40,23 +85,24 @@ inline std::optional<Tensor> to_optional_tensor(nb::handle h) {
   return to_tensor(h);
 }
 
-inline std::optional<int64_t> slice_part(nb::handle s, const char* name) {
-  nb::object v = nb::getattr(s, name);
-  if (v.is_none()) return std::nullopt;
-  return nb::cast<int64_t>(nb::module_::import_("operator").attr("index")(v));
-}
-
 inline Index to_index(nb::handle h) {
   if (h.is_none()) return NewAxis{};
   if (h.ptr() == Py_Ellipsis) return Ellipsis{};
   if (PySlice_Check(h.ptr())) {
-    std::optional<int64_t> step = slice_part(h, "step");
-    return Slice{slice_part(h, "start"), slice_part(h, "stop"), step.value_or(1)};
+    // Python's own reading of a slice, as NumPy's: bounds and steps past
+    // int64 clamp (x[::2**70] is x[::2**63 - 1]), a zero step is a
+    // ValueError, and absent bounds become the ends for the step's sign.
+    Py_ssize_t start = 0, stop = 0, step = 0;
+    if (PySlice_Unpack(h.ptr(), &start, &stop, &step) != 0) throw nb::python_error();
+    return Slice{start, stop, step};
   }
   // An array with dims (np.array([0, 1])) has __index__ too, but is advanced indexing.
   bool is_array = nb::hasattr(h, "ndim") && nb::cast<int64_t>(h.attr("ndim")) != 0;
-  if (nb::hasattr(h, "__index__") && !nb::isinstance<Tensor>(h) && !PyBool_Check(h.ptr()) && !is_array)
-    return nb::cast<int64_t>(nb::module_::import_("operator").attr("index")(h));
+  if (nb::hasattr(h, "__index__") && !nb::isinstance<Tensor>(h) && !PyBool_Check(h.ptr()) && !is_array) {
+    std::optional<int64_t> i = index_value(h);
+    BRAZE_CHECK_INDEX(i.has_value(), "index ", nb::str(h).c_str(), " is out of bounds (outside int64)");
+    return *i;
+  }
   throw nb::type_error("braze supports basic indexing only (integers, slices, None, ...); "
                        "advanced indexing with arrays is not supported yet");
 }
@@ -119,8 +165,7 @@ inline Tensor from_bytes(nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, n
 
 inline Scalar to_scalar(nb::handle h) {
   if (PyBool_Check(h.ptr())) return Scalar(h.ptr() == Py_True);
-  if (PyLong_Check(h.ptr()) || (nb::hasattr(h, "__index__") && !nb::hasattr(h, "__float__")))
-    return Scalar(nb::cast<int64_t>(h));
+  if (PyLong_Check(h.ptr()) || (nb::hasattr(h, "__index__") && !nb::hasattr(h, "__float__"))) return int_scalar(h);
   return Scalar(nb::cast<double>(nb::module_::import_("builtins").attr("float")(h)));
 }
 
@@ -136,10 +181,11 @@ inline std::optional<Device> to_device(const std::optional<std::string>& s) {
 
 inline std::array<int64_t, 2> pair(nb::handle h) {
   if (PyLong_Check(h.ptr())) {
-    auto v = nb::cast<int64_t>(h);
+    int64_t v = int_argument(h, "conv2d", "value");
     return {v, v};
   }
-  auto v = nb::cast<std::vector<int64_t>>(h);
+  std::vector<int64_t> v;
+  for (nb::handle x : nb::iter(h)) v.push_back(int_argument(x, "conv2d", "value"));
   BRAZE_CHECK(v.size() == 2, "conv2d: expected an int or a pair, got ", v.size(), " values");
   return {v[0], v[1]};
 }

@@ -9,7 +9,30 @@ namespace braze {
 
 namespace {
 
-Tensor as_float(const Tensor& x) { return is_float(x.dtype()) ? x : astype(x, kDefaultFloat); }
+Tensor as_float(const Tensor& x) { return astype(x, stats_result(x.dtype())); }
+
+// Note [Checked labels]
+// A label outside [0, classes) has no logit to pick: the one-hot mask would
+// be all false and the loss silently logsumexp alone. PyTorch raises, as
+// NumPy's indexing does, and so does braze. Labels are data, so only their
+// values can tell: cross_entropy reads them when it is recorded, realizing
+// a lazy labels tensor first (one integer per row; bz.jit's arguments are
+// realized already), and raises IndexError naming the label, its position
+// and the class count. Recording stays the one place errors are raised
+// (Note [Two kinds of failure]): realize never throws for bad data.
+void check_labels(const Tensor& labels, int64_t classes) {
+  const Array a = labels.host_data();
+  const Strides strides = contiguous_strides(a.shape);
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    int64_t label = load_int(a.dtype, a.data.get(), i);
+    if (label >= 0 && label < classes) [[likely]]
+      continue;
+    std::vector<int64_t> at;
+    for (int64_t s : strides) at.push_back(i / s % std::max<int64_t>(a.shape[at.size()], 1));
+    BRAZE_CHECK_INDEX(false, "cross_entropy: label ", label, " at ", to_string(at), " of labels ", to_string(a.shape),
+                      " is out of range for ", classes, " classes");
+  }
+}
 
 }  // namespace
 
@@ -45,12 +68,15 @@ std::vector<int64_t> norm_axes(const Tensor& x, const std::optional<Tensor>& wei
 
 }  // namespace
 
+// Note [Statistics precision]: the statistics in stats_dtype; the
+// normalised value rounds to the input's float type before the weight and
+// bias apply, so a float16 layer_norm with float16 weights stays float16.
 Tensor layer_norm(const Tensor& x, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
                   double eps) {
   std::vector<int64_t> axes = norm_axes(x, weight, "layer_norm");
-  Tensor xf = as_float(x);
-  Tensor centered = xf - mean(xf, axes, /*keepdims=*/true);
-  Tensor y = centered * rsqrt(mean(square(centered), axes, /*keepdims=*/true) + eps);
+  Tensor xs = astype(x, stats_dtype(x.dtype()));
+  Tensor centered = xs - mean(xs, axes, /*keepdims=*/true);
+  Tensor y = astype(centered * rsqrt(mean(square(centered), axes, /*keepdims=*/true) + eps), stats_result(x.dtype()));
   if (weight) y = y * *weight;
   if (bias) y = y + *bias;
   return y;
@@ -58,8 +84,8 @@ Tensor layer_norm(const Tensor& x, const std::optional<Tensor>& weight, const st
 
 Tensor rms_norm(const Tensor& x, const std::optional<Tensor>& weight, double eps) {
   std::vector<int64_t> axes = norm_axes(x, weight, "rms_norm");
-  Tensor xf = as_float(x);
-  Tensor y = xf * rsqrt(mean(square(xf), axes, /*keepdims=*/true) + eps);
+  Tensor xs = astype(x, stats_dtype(x.dtype()));
+  Tensor y = astype(xs * rsqrt(mean(square(xs), axes, /*keepdims=*/true) + eps), stats_result(x.dtype()));
   return weight ? y * *weight : y;
 }
 
@@ -78,8 +104,12 @@ Tensor silu(const Tensor& x) {
   return xf * sigmoid(xf);
 }
 
+// Note [Statistics precision]: an int64 difference squared overflows float32.
 Tensor mse_loss(const Tensor& prediction, const Tensor& target) {
-  return mean(square(as_float(prediction) - target));
+  DType result = promote(stats_result(prediction.dtype()), target.dtype());
+  bool wide = stats_dtype(prediction.dtype()) == DType::Float64 || stats_dtype(target.dtype()) == DType::Float64;
+  DType c = wide ? DType::Float64 : stats_dtype(result);
+  return astype(mean(square(astype(prediction, c) - astype(target, c))), result);
 }
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
@@ -90,6 +120,7 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
   BRAZE_CHECK(labels.shape() == batch, "cross_entropy: labels of shape ", to_string(labels.shape()),
               " do not match logits of shape ", to_string(logits.shape()), " (expected ", to_string(batch), ")");
   int64_t classes = logits.shape().back();
+  check_labels(labels, classes);
   // The logit of each row's label, picked by a one-hot mask: no gather op.
   Tensor one_hot = equal(arange(int64_t{0}, classes, int64_t{1}, DType::Int64, logits.device()),
                          expand_dims(astype(labels, DType::Int64), -1));

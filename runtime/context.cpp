@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "graph/check.h"
+#include "graph/env.h"
 
 namespace braze {
 
@@ -33,6 +34,8 @@ Runtime::Runtime()
     : backend_(backend_from_env()),
       cpu_isa_(jit::host_isa()),
       dumper_(dump_options_from_env()),
+      arenas_(megabytes_from_env("BRAZE_ARENA_POOL_MB", kDefaultArenaPoolMegabytes)),
+      programs_(megabytes_from_env("BRAZE_PROGRAM_CACHE_MB", kDefaultProgramCacheMegabytes)),
       poison_(flag_from_env("BRAZE_POISON", false)),
       arena_(poison_ || flag_from_env("BRAZE_ARENA", true)) {}
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jit_cpu/isa.h"
+#include "runtime/arena_pool.h"
 #include "runtime/device.h"
 #include "runtime/dump.h"
 #include "runtime/program.h"
@@ -30,6 +31,9 @@ namespace braze {
   X(cache_hits_disk)      \
   X(programs_compiled)    \
   X(programs_replayed)    \
+  X(programs_evicted)     \
+  X(kernels_evicted)      \
+  X(library_primitives_evicted) \
   X(allocations)          \
   X(bytes_allocated)      \
   X(arena_bytes)          \
@@ -64,8 +68,12 @@ class Runtime {
   // Intermediates in one planned arena per program (on unless
   // BRAZE_ARENA=0; BRAZE_POISON=1 also fills dead arena bytes with NaN).
   bool arena() const { return arena_; }
-  // Compiled programs by structure (Note [Programs]).
+  // Compiled programs by structure (Note [Programs]), bounded by
+  // BRAZE_PROGRAM_CACHE_MB (Note [Bounded caches]).
   ProgramCache& programs() { return programs_; }
+  // The arenas programs run in (Note [Arena pool]), idle ones bounded by
+  // BRAZE_ARENA_POOL_MB.
+  ArenaPool& arenas() { return arenas_; }
   bool poison() const { return poison_; }
   // In-place writes into realized storage (Note [Storage versions]).
   StorageVersions& storage_versions() { return storage_versions_; }
@@ -82,6 +90,7 @@ class Runtime {
   BackendKind backend_;
   jit::Isa cpu_isa_;
   Dumper dumper_;
+  ArenaPool arenas_;  // before programs_: destroyed after them
   ProgramCache programs_;
   StorageVersions storage_versions_;
   bool poison_;

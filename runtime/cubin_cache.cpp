@@ -19,25 +19,41 @@ CubinCache::Lookup CubinCache::get(const KernelSpec& spec, int arch) {
   std::promise<std::shared_ptr<const Cubin>> promise;
   {
     std::lock_guard lock(mutex_);
-    auto it = memory_.find(key);
-    if (it != memory_.end()) {
-      std::shared_future<std::shared_ptr<const Cubin>> f = it->second;
+    if (auto* found = memory_.find(key)) {
+      std::shared_future<std::shared_ptr<const Cubin>> f = *found;
       ++memory_hits_;
       return {f.get(), Source::Memory};  // waits for a compile in flight; rethrows its error
     }
-    memory_.emplace(key, promise.get_future().share());
+    memory_.insert(key, promise.get_future().share(), static_cast<int64_t>(key.size()));
   }
   Source source = Source::Compiled;
+  std::shared_ptr<const Cubin> c;
   try {
-    std::shared_ptr<const Cubin> c = produce(spec, arch, source);
-    promise.set_value(c);
-    return {c, source};
+    c = produce(spec, arch, source);
   } catch (...) {
     promise.set_exception(std::current_exception());
     std::lock_guard lock(mutex_);
     memory_.erase(key);  // the next caller tries again
     throw;
   }
+  promise.set_value(c);
+  std::vector<std::shared_future<std::shared_ptr<const Cubin>>> dropped;  // released after the lock
+  std::lock_guard lock(mutex_);
+  // Charged now that its size is known (false: dropped while in flight).
+  memory_.resize(key, static_cast<int64_t>(key.size() + c->image.size() + c->kernel.source.size()));
+  dropped = memory_.evict(limit_, 1);
+  evicted_ += static_cast<int64_t>(dropped.size());
+  return {c, source, static_cast<int64_t>(dropped.size())};
+}
+
+size_t CubinCache::size() {
+  std::lock_guard lock(mutex_);
+  return memory_.size();
+}
+
+int64_t CubinCache::bytes() {
+  std::lock_guard lock(mutex_);
+  return memory_.bytes();
 }
 
 std::shared_ptr<const Cubin> CubinCache::produce(const KernelSpec& spec, int arch, Source& source) {

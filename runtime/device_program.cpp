@@ -28,6 +28,7 @@ void load_device_kernels(const Schedule& s, Prepared& p) {
   Stats& stats = Runtime::get().stats();
   for (size_t i = 0; i < loaded.size(); ++i) {
     p.device_kernels[steps[i]] = loaded[i].kernel;
+    stats.kernels_evicted.fetch_add(loaded[i].evicted, std::memory_order_relaxed);
     // New to this process: its CUDA texts, as a CPU kernel's files are
     // written when the kernel cache compiles it (Note [Dump files]).
     if (loaded[i].origin != cuda::KernelOrigin::Memory && Runtime::get().dumper().enabled())

@@ -79,9 +79,11 @@ class DriverExecutor final : public DeviceExecutor {
     std::vector<LoadedKernel> out;
     for (const KernelSpec* spec : specs) {
       CubinCache::Lookup c = cubins().get(*spec, arch_);
-      out.push_back({function(*c.cubin), c.source == CubinCache::Source::Memory ? KernelOrigin::Memory
-                                         : c.source == CubinCache::Source::Disk ? KernelOrigin::Disk
-                                                                                : KernelOrigin::Compiled});
+      out.push_back({function(*c.cubin),
+                     c.source == CubinCache::Source::Memory ? KernelOrigin::Memory
+                     : c.source == CubinCache::Source::Disk ? KernelOrigin::Disk
+                                                            : KernelOrigin::Compiled,
+                     c.evicted});
     }
     return out;
   }
@@ -100,8 +102,12 @@ class DriverExecutor final : public DeviceExecutor {
   }
 
   void synchronize() override {
+    // The stream, not the context: every kernel, copy and library call
+    // goes to stream_. (cuCtxSynchronize resolved through cuGetProcAddress
+    // on a CUDA 13.0 driver came back as cuCtxSynchronize_v2, which takes a
+    // context: called without one it failed with "context is destroyed".)
     context_.make_current();
-    BRAZE_CU(cuCtxSynchronize, (), "waiting for the device");
+    BRAZE_CU(cuStreamSynchronize, (stream_), "waiting for the device");
   }
 
   const LibraryRules& library_rules() const override { return cuda::cuda_library_rules(); }
@@ -119,16 +125,16 @@ class DriverExecutor final : public DeviceExecutor {
   }
 
  private:
-  // The loaded function of a cubin, once per cubin (a module per kernel).
+  // The loaded function of a cubin, once per kernel (a module per kernel).
   std::shared_ptr<const DeviceKernel> function(const Cubin& cubin) {
     std::lock_guard lock(mutex_);
-    auto it = loaded_.find(&cubin);
+    auto it = loaded_.find(cubin.kernel.name);
     if (it != loaded_.end()) return it->second;
     auto k = std::make_shared<DriverKernel>();
     k->source = cubin.kernel;
     k->module = std::make_shared<const cuda::Module>(cubin.image, cubin.kernel.name);
     k->function = k->module->function(cubin.kernel.name);
-    loaded_.emplace(&cubin, k);
+    loaded_.emplace(cubin.kernel.name, k);
     return k;
   }
 
@@ -140,8 +146,14 @@ class DriverExecutor final : public DeviceExecutor {
   CUstream stream_ = nullptr;
   cuda::LibraryCalls libraries_;  // Note [CUDA library calls]
   std::mutex mutex_;
-  // Keyed by the cubin, which the CubinCache keeps for the process's life.
-  std::unordered_map<const Cubin*, std::shared_ptr<const DeviceKernel>> loaded_;
+  // Keyed by the kernel's name, which is unique per spec key (the
+  // CubinCache may drop a cubin from memory and read it again from disk:
+  // the same kernel, not loaded twice). Modules stay loaded for the
+  // executor's life (Note [Bounded caches] in runtime/program.h): a
+  // module is a kernel's code on the device, kilobytes, and unloading one
+  // that a launch still queued on the stream may run would need a
+  // synchronization of the device.
+  std::unordered_map<std::string, std::shared_ptr<const DeviceKernel>> loaded_;
 };
 
 }  // namespace

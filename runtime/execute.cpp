@@ -277,8 +277,10 @@ void plan_arena(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) 
   // Once per program, and a wrong plan is a silently wrong answer: always checked.
   memplan::verify_plan(p.lives, p.plan);
   if (p.plan.arena_bytes == 0) return;  // only zero-size intermediates: nothing to share
-  p.arena = allocate(DType::UInt8, {p.plan.arena_bytes});
-  Runtime::get().stats().arena_bytes.fetch_add(p.plan.arena_bytes, std::memory_order_relaxed);
+  if (!p.memory.lend) {
+    p.arena = allocate(DType::UInt8, {p.plan.arena_bytes});
+    Runtime::get().stats().arena_bytes.fetch_add(p.plan.arena_bytes, std::memory_order_relaxed);
+  }
   p.offset.assign(s.graph.size(), -1);
   p.dying.resize(s.steps.size());
   // An input an output took over in place holds that output after its last
@@ -319,6 +321,7 @@ LibraryCall find_library_call(const Graph& g, const FusedGroup& group, cuda::Dev
   }
   dnn::Prepared r = dnn::prepare(g, group);
   if (r.created) stats.library_primitives_created.fetch_add(1, std::memory_order_relaxed);
+  stats.library_primitives_evicted.fetch_add(r.evicted, std::memory_order_relaxed);
   return {std::move(r), nullptr};
 }
 
@@ -390,6 +393,7 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
         rt.stats().kernels_compiled.fetch_add(1, std::memory_order_relaxed);
         rt.stats().codegen_ns.fetch_add(found.codegen_ns, std::memory_order_relaxed);
       }
+      rt.stats().kernels_evicted.fetch_add(found.evicted, std::memory_order_relaxed);
       p.kernels[k] = found.kernel;  // null: the spec interpreter runs it (found.why says why)
     }
   }

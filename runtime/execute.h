@@ -37,6 +37,11 @@ struct MemoryOptions {
   // bytes again after its last read, so that a planner bug shows up as a
   // wrong answer instead of a stale but plausible value.
   bool poison = false;
+  // With the arena: prepare() plans it but leaves Prepared::arena empty,
+  // and whoever runs the schedule sets it to an arena of at least
+  // plan.arena_bytes for each run (a Program, from the arena pool: Note
+  // [Arena pool] in runtime/arena_pool.h).
+  bool lend = false;
 };
 
 // Note [Kept packed weights]
@@ -63,8 +68,9 @@ struct Prepared {
   std::vector<std::shared_ptr<const jit::CompiledKernel>> kernels;
   // Per step: a library call's oneDNN primitive, looked up once here like
   // the kernels (why_not says when the reference interpreter runs it
-  // instead); default for kernel steps. The entry lives in the process-wide
-  // primitive cache, which never drops one, so the handle stays valid.
+  // instead); default for kernel steps. Each holds its primitive cache
+  // entry, which stays valid after the cache drops it (Note [Owning oneDNN
+  // primitives] in jit_cpu/dnn.h).
   std::vector<dnn::Prepared> library;
   // On a CUDA device: its executor, per kernel step the loaded kernel
   // (null for library calls), and per library step its cuBLASLt/cuDNN call
@@ -75,7 +81,7 @@ struct Prepared {
   std::vector<std::shared_ptr<const cuda::DeviceLibraryCall>> device_library;
   memplan::Liveness lives;  // with the arena only
   memplan::MemoryPlan plan;
-  Array arena;                                          // plan.arena_bytes; empty when nothing is shared
+  Array arena;  // at least plan.arena_bytes; empty when nothing is shared (or, with memory.lend, between runs)
   std::vector<int64_t> offset;                          // per graph node: its arena offset, or -1
   std::vector<std::vector<memplan::Placement>> dying;   // poison mode, per step: what it reads last
   std::vector<Array> staging;                           // per output: where it is written when `out` aliases an input

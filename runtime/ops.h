@@ -81,6 +81,18 @@ struct Ellipsis {};
 using Index = std::variant<int64_t, Slice, NewAxis, Ellipsis>;
 Tensor index(const Tensor& x, std::span<const Index> items);
 
+// Note [Statistics precision]
+// mean, var, std, layer_norm and rms_norm compute in stats_dtype(x) and
+// return stats_result(x): float16 and bfloat16 inputs in float32 (as
+// NumPy's mean of float16 accumulates in float32: in float16 the count
+// 65536 is already inf and a sum of 65520 ones saturates), int64 inputs in
+// float64 (as NumPy computes var of int64: squares of values near 1e18
+// overflow float32) and int32 inputs in float64 (float32 keeps 24 of their
+// 32 bits), other integers and float32 in float32. The result
+// keeps a float input's dtype; integers give float32 (docs/semantics.md).
+DType stats_dtype(DType t);
+DType stats_result(DType t);
+
 // Reductions. `axes` nullopt means all axes.
 using Axes = std::optional<std::vector<int64_t>>;
 Tensor sum(const Tensor& x, Axes axes = std::nullopt, bool keepdims = false);

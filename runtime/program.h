@@ -2,17 +2,19 @@
 // cache that finds it again by the graph's structure.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "fusion/schedule.h"
+#include "graph/lru.h"
 #include "runtime/execute.h"
 #include "runtime/lower.h"
 
@@ -31,8 +33,9 @@ namespace braze {
 // allocated once. Every later realize of the same structure replays it:
 // no fusion, no kernel lookup, no planning, no allocation but the outputs
 // the user keeps (and none when the caller gives the output arrays, as
-// @bz.jit's out= does). The arena lives as long as the program; the cache
-// keeps the kMaxPrograms most recently used programs.
+// @bz.jit's out= does). Each run borrows its arena from the arena pool
+// (Note [Arena pool]); the cache keeps the most recently used programs up
+// to a bound in bytes (Note [Bounded caches]).
 //
 // Inputs are never written, so which of them share memory does not change
 // what a program does and is not in the key; an output array given by the
@@ -56,35 +59,96 @@ class Program {
   const Schedule& schedule() const { return schedule_; }
   const Prepared& prepared() const { return prepared_; }
 
+  // What keeping this program costs (Note [Bounded caches]): bytes of its
+  // own (workspaces, kept packed weights, staging, scalar slots, and an
+  // estimate of its schedule and plan), and the kernels and library
+  // primitives it holds, which it may share with other programs and the
+  // kernel caches, each by identity and bytes. `own` grows when a run
+  // first stages an output (Executor::bind_out).
+  int64_t own_bytes() const { return own_bytes_.load(std::memory_order_relaxed); }
+  std::vector<std::pair<const void*, int64_t>> shared_parts() const;
+
  private:
+  int64_t count_own_bytes() const;
+
   Schedule schedule_;
   Prepared prepared_;
   std::vector<Array> params_;  // per input number: the 0-d array a parameter is bound into, or empty
+  std::atomic<int64_t> own_bytes_{0};
   std::mutex mu_;
 };
 
-// How many programs the cache keeps (least recently used goes first): each
-// holds its arena, so a loop over ever new shapes must not keep them all.
-inline constexpr size_t kMaxPrograms = 256;
+// Note [Bounded caches]
+// What braze keeps between realizes is bounded in bytes, each cache
+// dropping its least recently used entries past its bound:
+//   - the program cache (BRAZE_PROGRAM_CACHE_MB): a program's own bytes
+//     plus, once however many cached programs share them, the kernels and
+//     primitives they hold (ProgramCache::shared_): so a kernel evicted
+//     from the kernel cache but alive in a program is still counted, and
+//     300 programs of one structure sharing their kernels count them once;
+//   - the kernel caches (BRAZE_KERNEL_CACHE_MB, each): generated CPU
+//     kernels by their code pages and generator state
+//     (jit_cpu/kernel_cache.h), oneDNN primitives by an estimate (Note
+//     [Owning oneDNN primitives]), CUDA cubins by their image and source
+//     (runtime/cubin_cache.h);
+//   - the idle arenas (BRAZE_ARENA_POOL_MB; Note [Arena pool]): programs
+//     keep no arena, so 300 cached programs need one arena, not 300.
+// A cache always keeps its newest entry, however large, so a program or
+// kernel bigger than its bound still replays. An entry dropped while in
+// use lives on (shared_ptr) until the run or the program holding it ends.
+// So what braze holds after any sequence of realizes is at most
+// PROGRAM + 2 x KERNEL (CPU code and oneDNN primitives; on a GPU also the
+// cubins) + ARENA_POOL bytes, plus one program, kernel and arena each over
+// its bound, plus what runs now (its arena, its outputs), plus the freed
+// host blocks graph/host_memory.h keeps (BRAZE_HOST_POOL_MB), plus a fixed
+// overhead. tests/python/test_memory_bound.py holds a loop of 2,000 new
+// shapes to it; docs/stats.md has the numbers.
+
+// The default of BRAZE_PROGRAM_CACHE_MB: programs are small once their arenas
+// are pooled (a transformer block of width 512 keeps 12 MB of packed
+// weights, one of width 128 a megabyte), so this keeps hundreds.
+inline constexpr int64_t kDefaultProgramCacheMegabytes = 1024;
 
 class ProgramCache {
  public:
+  explicit ProgramCache(int64_t limit_bytes) : limit_(limit_bytes) {}
   struct Found {
     std::shared_ptr<Program> program;
-    bool compiled;  // made now, not replayed
+    bool compiled;      // made now, not replayed
+    int64_t evicted;    // programs dropped to make room (programs_evicted)
   };
   Found find_or_make(const std::string& key, const std::function<std::shared_ptr<Program>()>& make);
   void clear();
   size_t size();
+  int64_t bytes();  // charged now: the programs' own and their shared parts once
+  int64_t limit() const { return limit_; }
 
  private:
+  // The cached program under `key`, made the most recent, its charge
+  // brought up to date; null if absent. Under mu_.
+  std::shared_ptr<Program> touch(const std::string& key);
+  // Adds `program`, then drops the least recently used others while over
+  // the limit; returns how many, their programs moved to `dropped`. Under mu_.
+  int64_t keep(const std::string& key, std::shared_ptr<Program> program,
+               std::vector<std::shared_ptr<Program>>& dropped);
+  int64_t total() const { return entries_.bytes() + shared_bytes_; }
+  void charge_shared(const Program& p, int sign);
+
   std::mutex mu_;
-  std::list<std::string> recent_;  // most recent first
   struct Entry {
     std::shared_ptr<Program> program;
-    std::list<std::string>::iterator place;
+    int64_t own;  // own_bytes() when last charged
   };
-  std::unordered_map<std::string, Entry> entries_;
+  LruMap<Entry> entries_;  // charged by own bytes
+  // The kernels and primitives of cached programs: bytes and how many
+  // cached programs hold each.
+  struct Shared {
+    int64_t bytes;
+    int64_t users;
+  };
+  std::unordered_map<const void*, Shared> shared_;
+  int64_t shared_bytes_ = 0;
+  const int64_t limit_;
 };
 
 }  // namespace braze

@@ -84,6 +84,7 @@ std::vector<Array> evaluate(std::span<const Tensor> roots, std::span<const Array
     });
     (found.compiled ? rt.stats().programs_compiled : rt.stats().programs_replayed)
         .fetch_add(1, std::memory_order_relaxed);
+    rt.stats().programs_evicted.fetch_add(found.evicted, std::memory_order_relaxed);
     if (found.compiled)
       BRAZE_LOG(Info, "program ", program_name(w.key), ": compiled (no cached program has this structure: ",
                 found.program->schedule().steps.size(), " step(s), inputs", describe_inputs(w), ")");

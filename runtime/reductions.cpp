@@ -24,7 +24,13 @@ std::vector<int64_t> resolve_axes(const Tensor& x, const Axes& axes, std::string
 // reshape (a free view) drops them.
 Tensor reduce(Op op, const Tensor& x, const Axes& axes, bool keepdims) {
   std::vector<int64_t> ax = resolve_axes(x, axes, info(op).api);
-  Tensor r = record(op, {x}, Attr{ax, {}});
+  Tensor r = record(op, {x}, Attr{ax, {}});  // validates (max of nothing has no identity)
+  // A sum or product of a zero-size tensor is its identity everywhere,
+  // known when recorded. It is never made a kernel: the CPU row plan of an
+  // all-axes reduction of shapes such as [2, 0, 3] wrote past its output
+  // (heap corruption; found by the API fuzz).
+  if (x.numel() == 0 && (op == Op::Sum || op == Op::Prod))
+    r = full(r.shape(), Scalar(int64_t{op == Op::Prod ? 1 : 0}), r.dtype(), x.device());
   if (keepdims) return r;
   Shape s;
   for (int64_t i = 0; i < x.ndim(); ++i)
@@ -38,9 +44,16 @@ int64_t count(const Tensor& x, const std::vector<int64_t>& axes) {
   return n;
 }
 
-Tensor as_float(const Tensor& x) { return is_float(x.dtype()) ? x : astype(x, kDefaultFloat); }
-
 }  // namespace
+
+DType stats_dtype(DType t) {
+  // int32 too: float32 holds 24 bits of a 32-bit value, so int32 sums
+  // with cancellation lost all of a small mean.
+  if (t == DType::Int32 || t == DType::Int64 || t == DType::Float64) return DType::Float64;
+  return DType::Float32;
+}
+
+DType stats_result(DType t) { return is_float(t) ? t : kDefaultFloat; }
 
 Tensor sum(const Tensor& x, Axes axes, bool keepdims) { return reduce(Op::Sum, x, axes, keepdims); }
 Tensor prod(const Tensor& x, Axes axes, bool keepdims) { return reduce(Op::Prod, x, axes, keepdims); }
@@ -54,19 +67,28 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> axis, bool keepdims) {
   return reduce(Op::ArgMin, x, axis ? Axes{{*axis}} : Axes{}, keepdims);
 }
 
+namespace {
+
+// The mean in stats_dtype, not yet rounded to the result's dtype.
+Tensor mean_in(const Tensor& xs, const std::vector<int64_t>& ax, bool keepdims) {
+  // 0/0 for an empty reduction gives NaN, as NumPy.
+  return divide(sum(xs, ax, keepdims), Scalar(static_cast<double>(count(xs, ax))));
+}
+
+}  // namespace
+
+// Note [Statistics precision]
 Tensor mean(const Tensor& x, Axes axes, bool keepdims) {
   std::vector<int64_t> ax = resolve_axes(x, axes, "mean");
-  Tensor xf = as_float(x);
-  // 0/0 for an empty reduction gives NaN, as NumPy.
-  return divide(sum(xf, ax, keepdims), Scalar(static_cast<double>(count(x, ax))));
+  return astype(mean_in(astype(x, stats_dtype(x.dtype())), ax, keepdims), stats_result(x.dtype()));
 }
 
 Tensor var(const Tensor& x, Axes axes, double correction, bool keepdims) {
   std::vector<int64_t> ax = resolve_axes(x, axes, "var");
-  Tensor xf = as_float(x);
-  Tensor centered = xf - mean(xf, ax, /*keepdims=*/true);
+  Tensor xs = astype(x, stats_dtype(x.dtype()));
+  Tensor centered = xs - mean_in(xs, ax, /*keepdims=*/true);
   double dof = std::max(static_cast<double>(count(x, ax)) - correction, 0.0);
-  return divide(sum(square(centered), ax, keepdims), Scalar(dof));
+  return astype(divide(sum(square(centered), ax, keepdims), Scalar(dof)), stats_result(x.dtype()));
 }
 
 Tensor std(const Tensor& x, Axes axes, double correction, bool keepdims) {
@@ -76,7 +98,7 @@ Tensor std(const Tensor& x, Axes axes, double correction, bool keepdims) {
 
 Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims) {
   std::vector<int64_t> ax = resolve_axes(x, axes, "logsumexp");
-  Tensor xf = as_float(x);
+  Tensor xf = astype(x, stats_result(x.dtype()));
   // An empty reduction is log(0) = -inf (as scipy and PyTorch); max would
   // have no identity to shift by.
   if (count(x, ax) == 0) return log(sum(exp(xf), ax, keepdims));

@@ -1,7 +1,9 @@
 #include "runtime/tensor.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 #include "graph/infer.h"
@@ -23,14 +25,75 @@ Tensor leaf(Op op, DType dtype, Shape shape, Attr attr, Device device) {
   return Tensor(std::make_shared<TensorNode>(TensorNode{op, dtype, std::move(shape), std::move(attr), device, {}, {}, 0}));
 }
 
-// A scalar constant of `dtype`; a float value given for an int dtype
-// truncates, as NumPy's full(..., dtype=int) does.
+struct IntRange {
+  int64_t lo, hi;
+};
+
+IntRange int_range(DType t) {
+  switch (t) {
+    case DType::UInt8: return {0, 255};
+    case DType::Int8: return {-128, 127};
+    case DType::Int32: return {INT32_MIN, INT32_MAX};
+    default: return {INT64_MIN, INT64_MAX};
+  }
+}
+
+// Note [Python integers out of range]
+// A Python int that the integer dtype it meets cannot hold is an
+// OverflowError, as in NumPy 2 (NEP 50): bz.full((2,), 300, dtype=uint8),
+// x_int8 + 300, x_int64 * 2**70 (a C++ Scalar::huge_int). Wrapping it
+// would be a silent wrong answer. A comparison is the exception, as in
+// NumPy: x_int8 < 300 is true everywhere, decided here without a kernel.
+// A float value given for an integer dtype truncates, as NumPy's unsafe
+// cast does (out of range: implementation-defined, docs/semantics.md).
+int out_of_range(const Scalar& s, DType t) {  // -1 below, 1 above, 0 fits
+  if (s.kind != DTypeKind::Int || !is_integral(t)) return 0;
+  if (s.beyond_int64) return s.real < 0 ? -1 : 1;  // not even a bool takes it, as in NumPy
+  if (t == DType::Bool) return 0;  // any other int is a truth value
+  IntRange r = int_range(t);
+  return s.integer < r.lo ? -1 : s.integer > r.hi ? 1 : 0;
+}
+
+void check_fits(const Scalar& s, DType t, std::string_view op) {
+  if (out_of_range(s, t) == 0) return;
+  std::ostringstream v;
+  if (s.beyond_int64) v << std::fixed << std::setprecision(0) << s.real;
+  else v << s.integer;
+  throw std::overflow_error(detail::concat(op, ": Python integer ", v.str(), " out of bounds for ", name(t)));
+}
+
+// A scalar constant of `dtype`.
 Tensor constant(const Scalar& s, DType dtype, Device device) {
   Attr attr;
-  if (is_float(dtype)) attr.reals = {s.kind == DTypeKind::Float ? s.real : static_cast<double>(s.integer)};
+  if (is_float(dtype)) attr.reals = {s.real};
   else if (dtype == DType::Bool) attr.ints = {s.kind == DTypeKind::Float ? s.real != 0 : s.integer != 0};
-  else attr.ints = {s.kind == DTypeKind::Float ? static_cast<int64_t>(s.real) : s.integer};
+  else attr.ints = {s.integer};
   return leaf(Op::Const, dtype, {}, std::move(attr), device);
+}
+
+// Note [Python integers out of range]: `t op s` (or `s op t` when the
+// scalar comes first) for a scalar beyond t's range is the same everywhere.
+std::optional<Tensor> compare_out_of_range(Op op, std::span<const Operand> xs) {
+  if (info(op).dtype_rule != DTypeRule::Compare) return std::nullopt;
+  const Tensor* t = xs[0].tensor() ? xs[0].tensor() : xs[1].tensor();
+  const Scalar* s = xs[0].scalar() ? xs[0].scalar() : xs[1].scalar();
+  // A bool tensor takes a Python int as int64; past int64 that is an
+  // OverflowError, as in NumPy.
+  if (!t || !s || !t->defined() || t->dtype() == DType::Bool) return std::nullopt;
+  int side = out_of_range(*s, t->dtype());
+  if (side == 0) return std::nullopt;
+  if (xs[0].scalar()) side = -side;  // s < t is t > s
+  bool truth = false;
+  switch (op) {
+    case Op::Eq: truth = false; break;
+    case Op::Ne: truth = true; break;
+    case Op::Lt:
+    case Op::Le: truth = side > 0; break;
+    case Op::Gt:
+    case Op::Ge: truth = side < 0; break;
+    default: BRAZE_ASSERT(false, info(op).name, " is not a comparison");
+  }
+  return full(t->shape(), Scalar(truth), DType::Bool, t->device());
 }
 
 // Note [Lazy depth limit]: realizes the inputs that would make the new op
@@ -90,8 +153,10 @@ Tensor from_array(Array data, std::optional<Device> device) {
 }
 
 Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype, std::optional<Device> device) {
-  for (int64_t d : shape) BRAZE_CHECK(d >= 0, "full: negative dimension in shape ", to_string(shape));
-  return broadcast_to(constant(value, dtype.value_or(value.default_dtype()), resolve(device)), shape);
+  DType t = dtype.value_or(value.default_dtype());
+  check_shape(shape, static_cast<int64_t>(itemsize(t)), "full");
+  check_fits(value, t, "full");
+  return broadcast_to(constant(value, t, resolve(device)), shape);
 }
 
 Tensor zeros(const Shape& shape, DType dtype, std::optional<Device> device) {
@@ -112,19 +177,69 @@ Tensor full_like(const Tensor& x, Scalar value, std::optional<DType> dtype) {
   return full(x.shape(), value, dtype.value_or(x.dtype()), x.device());
 }
 
+// Note [NumPy's arange]
+// NumPy's arange(start, stop, step, dtype) has ceil((stop - start) / step)
+// elements; it converts the first two values, start and start + step (in
+// Python's arithmetic), to the dtype, and continues with their difference
+// in the dtype: arange(-0.5, 3, 1, dtype=int8) is [0, 0, 0, 0], since
+// int8(-0.5) = int8(0.5) = 0, and a float16 arange steps by the float16
+// difference of its first two values. braze records those two values as
+// the Arange's start and step, so its elements are NumPy's (a float
+// element may differ by its last bit: NumPy adds in the dtype's precision,
+// braze in float64 or float32, then rounds). A Python int start or second
+// value out of an integer dtype's range is an OverflowError, as in NumPy.
 Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype, std::optional<Device> device) {
+  for (const Scalar* s : {&start, &stop, &step})
+    BRAZE_CHECK(!s->beyond_int64, "arange: an argument is outside int64's range");
   bool all_int = start.kind != DTypeKind::Float && stop.kind != DTypeKind::Float && step.kind != DTypeKind::Float;
   DType t = dtype.value_or(all_int ? kDefaultInt : kDefaultFloat);
   BRAZE_CHECK(step.real != 0, "arange: step cannot be zero");
-  int64_t n = all_int ? (step.integer > 0 ? (stop.integer - start.integer + step.integer - 1) / step.integer
-                                          : (start.integer - stop.integer - step.integer - 1) / -step.integer)
-                      : static_cast<int64_t>(std::ceil((stop.real - start.real) / step.real));
-  n = std::max<int64_t>(n, 0);
+  __int128 n = 0;  // 128 bits: stop - start of two int64s can overflow int64
+  if (all_int) {
+    __int128 span = __int128{stop.integer} - start.integer, by = step.integer;
+    n = by > 0 ? (span > 0 ? (span - 1) / by + 1 : 0) : (span < 0 ? (span + 1) / by + 1 : 0);
+  } else {
+    double length = std::ceil((stop.real - start.real) / step.real);
+    BRAZE_CHECK(!std::isnan(length), "arange: cannot compute the length of arange(", start.real, ", ", stop.real,
+                ", ", step.real, ")");
+    n = length <= 0 ? 0 : length >= 0x1p63 ? __int128{1} << 63 : static_cast<__int128>(length);
+  }
+  BRAZE_CHECK(n <= INT64_MAX, "arange: the length of arange(", start.real, ", ", stop.real, ", ", step.real,
+              ") exceeds 2^63 - 1");
+  const auto length = static_cast<int64_t>(n);
+  check_shape(std::vector<int64_t>{length}, static_cast<int64_t>(itemsize(t)), "arange");
+  // The second value in Python's arithmetic: exact for ints, past int64 too.
+  int64_t sum = 0;
+  Scalar second = !all_int ? Scalar(start.real + step.real)
+                  : __builtin_add_overflow(start.integer, step.integer, &sum)
+                      ? Scalar::huge_int(start.real + step.real)
+                      : Scalar(sum);
   Attr attr;
-  if (is_float(t)) attr.reals = {start.real, step.real};
-  else attr.ints = {all_int ? start.integer : static_cast<int64_t>(start.real),
-                    all_int ? step.integer : static_cast<int64_t>(step.real)};
-  return leaf(Op::Arange, t, {n}, std::move(attr), resolve(device));
+  if (is_float(t)) {
+    // The first two values in t, and their difference as NumPy's fill
+    // takes it: in float32 for 16-bit floats and float32, else in float64.
+    std::byte first_bits[8], second_bits[8];
+    store_double(t, first_bits, 0, start.real);
+    store_double(t, second_bits, 0, second.real);
+    double first = load_double(t, first_bits, 0), next = load_double(t, second_bits, 0);
+    double delta = t == DType::Float64 ? next - first : static_cast<double>(static_cast<float>(next - first));
+    attr.reals = {first, delta};
+  } else {
+    // As NumPy's int(x): a float truncates, and the value must fit t.
+    auto as_int = [](const Scalar& v) {
+      if (v.kind != DTypeKind::Float) return v;
+      BRAZE_CHECK(!std::isnan(v.real), "arange: cannot convert NaN to an integer");
+      double x = std::trunc(v.real);
+      return x >= -0x1p63 && x < 0x1p63 ? Scalar(static_cast<int64_t>(x)) : Scalar::huge_int(x);
+    };
+    Scalar first_int = as_int(start), second_int = as_int(second);
+    if (length > 0) check_fits(first_int, t, "arange");  // an empty arange converts nothing, as in NumPy
+    if (length > 1) check_fits(second_int, t, "arange");
+    // Modulo 2^64, as the elements are modulo the dtype's width.
+    auto diff = static_cast<uint64_t>(second_int.integer) - static_cast<uint64_t>(first_int.integer);
+    attr.ints = {first_int.integer, length > 1 ? static_cast<int64_t>(diff) : 0};
+  }
+  return leaf(Op::Arange, t, {length}, std::move(attr), resolve(device));
 }
 
 namespace {
@@ -173,6 +288,7 @@ Tensor record(Op op, std::span<const Operand> xs, Attr attr) {
     device = t->device();
     if (i >= first_value) strong = strong ? promote(*strong, t->dtype()) : t->dtype();
   }
+  if (std::optional<Tensor> known = compare_out_of_range(op, xs)) return *known;
   Device dev = device.value_or(Runtime::default_device());
   cut_deep_inputs(xs);
   std::vector<std::shared_ptr<TensorNode>> inputs;
@@ -182,8 +298,16 @@ Tensor record(Op op, std::span<const Operand> xs, Attr attr) {
     if (const Tensor* x = xs[i].tensor()) {
       t = *x;
     } else {
-      const Scalar& s = *xs[i].scalar();
+      Scalar s = *xs[i].scalar();
+      // where's condition is a truth value: 1e-300 is true, not a float32 0.
+      if (op == Op::Where && i == 0) s = Scalar(s.beyond_int64 || (s.kind == DTypeKind::Float ? s.real != 0 : s.integer != 0));
+      // A logical op reads a Python int only as a truth value, whatever its size.
+      // (Past int64, NumPy cannot convert it: an OverflowError below.)
+      if (oi.dtype_rule == DTypeRule::Logical && s.kind == DTypeKind::Int && !s.beyond_int64) s = Scalar(s.integer != 0);
       DType d = strong && i >= first_value ? promote_with_scalar(*strong, s.kind) : s.default_dtype();
+      // divide computes in float: an int it cannot hold as the tensor's type joins as a float.
+      if (oi.dtype_rule == DTypeRule::PromoteFloat && out_of_range(s, d) != 0) d = kDefaultFloat;
+      check_fits(s, d, oi.api);  // Note [Python integers out of range]
       t = constant(s, d, dev);
     }
     if (op == Op::Where && i == 0 && t.dtype() != DType::Bool) t = astype(t, DType::Bool);

@@ -92,13 +92,22 @@ struct Scalar {
   DTypeKind kind = DTypeKind::Float;
   double real = 0;
   int64_t integer = 0;
+  // A Python int outside int64: only `real` holds it (rounded). It fits no
+  // integer dtype (an OverflowError, as in NumPy 2), but a float one.
+  bool beyond_int64 = false;
 
   Scalar() = default;
   Scalar(bool v) : kind(DTypeKind::Bool), real(v), integer(v) {}
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   Scalar(T v) : kind(DTypeKind::Int), real(static_cast<double>(v)), integer(static_cast<int64_t>(v)) {}
   template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
-  Scalar(T v) : kind(DTypeKind::Float), real(static_cast<double>(v)), integer(static_cast<int64_t>(v)) {}
+  Scalar(T v) : kind(DTypeKind::Float), real(static_cast<double>(v)), integer(float_to_int64(static_cast<double>(v))) {}
+  static Scalar huge_int(double v) {  // beyond_int64
+    Scalar s(int64_t{0});
+    s.real = v;
+    s.beyond_int64 = true;
+    return s;
+  }
 
   DType default_dtype() const;  // bool, int64 or float32
 };

@@ -23,12 +23,15 @@ Tensor reshape(const Tensor& x, Shape shape) {
   if (unknown != shape.end()) {
     BRAZE_CHECK(std::count(shape.begin(), shape.end(), -1) == 1, "reshape: only one dimension can be -1 in ",
                 to_string(shape));
-    int64_t known = 1;
-    for (int64_t d : shape)
-      if (d != -1) known *= d;
-    BRAZE_CHECK(known != 0 && x.numel() % known == 0, "reshape: cannot reshape ", to_string(x.shape()), " (",
-                x.numel(), " elements) into ", to_string(shape));
-    *unknown = x.numel() / known;
+    std::optional<int64_t> known = 1;
+    for (int64_t d : shape) {
+      if (d == -1) continue;
+      BRAZE_CHECK(d >= 0, "reshape: negative dimension ", d, " in shape ", to_string(shape));
+      if (known) known = checked_mul(*known, d);  // a product past int64 divides no count
+    }
+    BRAZE_CHECK(known && *known != 0 && x.numel() % *known == 0, "reshape: cannot reshape ", to_string(x.shape()),
+                " (", x.numel(), " elements) into ", to_string(shape));
+    *unknown = x.numel() / *known;
   }
   if (shape == x.shape()) return x;
   return movement(Op::Reshape, x, std::move(shape));
@@ -61,6 +64,8 @@ Tensor matrix_transpose(const Tensor& x) {
 
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
   if (shape == x.shape()) return x;
+  // Before the padding reshape, which would take a negative size as its own.
+  check_shape(shape, static_cast<int64_t>(itemsize(x.dtype())), "broadcast_to");
   Tensor y = x;
   if (x.ndim() < static_cast<int64_t>(shape.size())) {
     // Checked here, before the padding reshape, so the error names the user's shapes.
@@ -89,6 +94,10 @@ Tensor squeeze(const Tensor& x, std::optional<std::vector<int64_t>> axes) {
     return reshape(x, s);
   }
   std::vector<int64_t> ax = normalize_axes(*axes, x.ndim(), "squeeze");
+  std::vector<int64_t> sorted = ax;
+  std::sort(sorted.begin(), sorted.end());
+  BRAZE_CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(), "squeeze: repeated axis in ",
+              to_string(*axes));
   for (int64_t a : ax)
     BRAZE_CHECK(x.shape()[a] == 1, "squeeze: cannot select axis ", a, " of size ", x.shape()[a], " in shape ",
                 to_string(x.shape()), " (only size-1 axes can be squeezed)");

@@ -18,6 +18,7 @@
 #include "jit_cpu/kernel_cache.h"
 #include "jit_cpu/thread_pool.h"
 #include "runtime/context.h"
+#include "runtime/memory_figures.h"
 #include "tools/commands.h"
 #include "tools/sass.h"
 #if BRAZE_HAVE_CUDA_BACKEND
@@ -101,6 +102,16 @@ nlohmann::json cache_facts() {
   return j;
 }
 
+// Note [Bounded caches] (runtime/program.h): each cache's bound, where it
+// comes from, and what this process holds (nothing yet, in a fresh one).
+nlohmann::json memory_facts() {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const CacheFigures& c : memory_figures())
+    rows.push_back(
+        {{"cache", c.cache}, {"variable", c.variable}, {"entries", c.entries}, {"bytes", c.bytes}, {"limit", c.limit}});
+  return rows;
+}
+
 nlohmann::json facts() {
   nlohmann::json cpu = {{"avx2", jit::cpu_supports(jit::Isa::Avx2)}, {"avx512", jit::cpu_supports(jit::Isa::Avx512)},
                         {"threads", jit::ThreadPool::get().size()}};
@@ -135,7 +146,8 @@ nlohmann::json facts() {
           {"cuda_devices", devices["devices"]},
           {"cuda_devices_none_because", devices.value("none_because", nlohmann::json(nullptr))},
           {"cuda_disassembler", sass ? nlohmann::json(sass->path) : nlohmann::json(nullptr)},
-          {"cache", cache_facts()}};
+          {"cache", cache_facts()},
+          {"memory", memory_facts()}};
 }
 
 std::string yes(bool b) { return b ? "yes" : "no"; }
@@ -198,6 +210,11 @@ void doctor(const std::string& format, std::ostream& out) {
       << c["directory"].get<std::string>();
   if (c["exists"]) out << ": " << c["files"].get<int64_t>() << " file(s), " << c["bytes"].get<int64_t>() << " bytes\n";
   else out << " (not created yet)\n";
+  out << "memory (each cache drops its least recently used entries past its bound):\n";
+  for (const nlohmann::json& m : f["memory"])
+    out << "  " << m["cache"].get<std::string>() << ": " << m["entries"].get<int64_t>() << " kept, "
+        << std::fixed << std::setprecision(1) << m["bytes"].get<double>() / (1 << 20) << " of "
+        << m["limit"].get<double>() / (1 << 20) << " MB (" << m["variable"].get<std::string>() << ")\n";
 }
 
 }  // namespace braze::cli

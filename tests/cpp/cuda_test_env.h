@@ -35,6 +35,16 @@ class ScopedEnv {
 
 inline const Device kCuda{DeviceKind::CUDA, 0};
 
+// BRAZE_REQUIRE_GPU=1 (a GPU run, scripts/gpu_check.sh): the checks that
+// run CUDA kernels in host emulation run them on the GPU instead.
+inline bool gpu_required() {
+  const char* v = std::getenv("BRAZE_REQUIRE_GPU");
+  return v && std::string(v) == "1";
+}
+
+// BRAZE_CUDA for those checks: emulation, or the driver on a GPU run.
+inline const char* checked_cuda_mode() { return gpu_required() ? nullptr : "emulate"; }
+
 // The driver's executor for cuda:0, or null without a driver and a GPU
 // (or under BRAZE_CUDA=emulate, which is not a GPU).
 inline std::shared_ptr<cuda::DeviceExecutor> gpu_or_null() {

@@ -221,6 +221,30 @@ TEST(Infer, LibraryOpShapes) {
   EXPECT_EQ(infer(Op::Conv2d, conv, Attr{{2, 2, 1, 1, 1, 1, 2}, {}}).shape, (Shape{2, 6, 5, 5}));
 }
 
+// Note [Sizes fit int64]: results whose sizes would wrap, negative sizes
+// and slice attrs that wrap into range are user errors naming the op.
+TEST(Infer, SizesPastInt64AndNegativeSizesAreRefused) {
+  std::vector<TypeShape> tall{{kF32, {int64_t{1} << 40, 1}}}, wide{{kF32, {1, int64_t{1} << 40}}};
+  std::vector<TypeShape> both{tall[0], wide[0]};
+  EXPECT_TRUE(contains(error_of<std::invalid_argument>([&] { infer(Op::Add, both, {}); }), "add: shape"));
+  std::vector<TypeShape> scalar{{kF32, {}}};
+  EXPECT_EQ(error_of<std::invalid_argument>([&] { infer(Op::Expand, scalar, Attr{{1, -1}, {}}); }),
+            "broadcast_to: negative dimension -1 in shape [1, -1]");
+  EXPECT_TRUE(contains(error_of<std::invalid_argument>([&] { infer(Op::Reshape, scalar, Attr{{-1}, {}}); }),
+                       "reshape: negative dimension -1"));
+  std::vector<TypeShape> mm{{kF32, {int64_t{1} << 31, 1}}, {kF32, {1, int64_t{1} << 31}}};
+  EXPECT_TRUE(contains(error_of<std::invalid_argument>([&] { infer(Op::MatMul, mm, {}); }), "matmul: shape"));
+  // start 1, step 2^62, length 3 wraps last = 1 + 2 * 2^62 to a negative number.
+  std::vector<TypeShape> row{{kF32, {5}}};
+  EXPECT_TRUE(contains(error_of<std::out_of_range>([&] {
+    infer(Op::Slice, row, Attr{{1, int64_t{1} << 62, 3}, {}});
+  }), "out of bounds"));
+  std::vector<TypeShape> conv{{kF32, {1, 1, 3, 3}}, {kF32, {1, 1, 1, 1}}};
+  EXPECT_TRUE(contains(error_of<std::invalid_argument>([&] {
+    infer(Op::Conv2d, conv, Attr{{1, 1, int64_t{1} << 62, 0, 1, 1, 1}, {}});
+  }), "too big"));
+}
+
 TEST(Infer, ComputeDType) {
   // Comparisons and predicates compute in the promoted input type, not bool.
   std::vector<DType> mixed{DType::Int32, DType::Float16};

@@ -98,5 +98,33 @@ TEST_F(CubinCacheTest, DiskKeyCoversSourceArchAndVersions) {
   EXPECT_NE(key, cubin_disk_key(k, 80));
 }
 
+// Note [Bounded caches]: the memory level keeps its bound in bytes; a cubin
+// it dropped comes back from the disk, and one a caller holds stays valid.
+TEST(CubinCacheBound, DropsTheLeastRecentlyUsedFromMemoryNotFromDisk) {
+  if (!cuda::nvrtc_available()) GTEST_SKIP() << "no libnvrtc on this machine";
+  fs::path dir = fs::path(::testing::TempDir()) / ("braze_cubin_bound_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  KernelSpec a = softmax_spec();
+  KernelSpec b = make_schedule(lower(std::vector<Tensor>{exp(testing::random_tensor({8, 8}, 2))}).graph).steps.at(0).spec;
+  CubinCache cache(DiskCache(dir), /*limit_bytes=*/1);  // room for the newest only
+  CubinCache::Lookup first = cache.get(a, 90);
+  EXPECT_EQ(first.evicted, 0);
+  CubinCache::Lookup second = cache.get(b, 90);
+  EXPECT_EQ(second.evicted, 1);
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_EQ(cache.get(b, 90).source, CubinCache::Source::Memory);
+  CubinCache::Lookup again = cache.get(a, 90);
+  EXPECT_EQ(again.source, CubinCache::Source::Disk);
+  EXPECT_EQ(again.cubin->image, first.cubin->image);
+  EXPECT_GT(first.cubin->image.size(), 1000u) << "held by the caller after its eviction";
+  EXPECT_EQ(cache.evicted(), 2);
+  CubinCache roomy(std::nullopt, int64_t{1} << 30);
+  roomy.get(a, 90);
+  roomy.get(b, 90);
+  EXPECT_EQ(roomy.size(), 2u);
+  EXPECT_GT(roomy.bytes(), static_cast<int64_t>(first.cubin->image.size()));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace braze

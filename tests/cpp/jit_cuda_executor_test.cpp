@@ -86,9 +86,10 @@ TEST(CudaEmulation, TensorsRunOnTheEmulatedDevice) {
 
 // The fuzzer's random graphs as CUDA tensors, all realized as one device
 // program (one host compile): multi-step programs with arena buffers and
-// scalar parameters, against the reference interpreter.
+// scalar parameters, against the reference interpreter. On a GPU run
+// (BRAZE_REQUIRE_GPU=1) on the GPU, e.g. 500 graphs with BRAZE_FUZZ_GRAPHS.
 TEST(CudaEmulation, RandomGraphsOnTheDeviceMatchTheReference) {
-  ScopedEnv mode("BRAZE_CUDA", "emulate");
+  ScopedEnv mode("BRAZE_CUDA", testing::checked_cuda_mode());
   std::vector<Tensor> roots;
   std::vector<Array> want;
   std::vector<uint32_t> seed_of;

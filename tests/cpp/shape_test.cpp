@@ -273,7 +273,7 @@ std::vector<int64_t> python_slice(std::optional<int64_t> start, std::optional<in
   };
   int64_t b = adjust(start, step < 0 ? dim - 1 : 0), e = adjust(stop, step < 0 ? -1 : dim);
   std::vector<int64_t> out;
-  for (int64_t i = b; step > 0 ? i < e : i > e; i += step) out.push_back(i);
+  for (__int128 i = b; step > 0 ? i < e : i > e; i += step) out.push_back(static_cast<int64_t>(i));
   return out;
 }
 
@@ -293,6 +293,46 @@ TEST(NormalizeSlice, MatchesPythonForAllSmallCases) {
             ASSERT_EQ(got.start, want[0]);
           }
         }
+}
+
+// Steps near +-2^63 once overflowed (e - b + step - 1) and came back empty.
+TEST(NormalizeSlice, StepsNearInt64Limits) {
+  const int64_t max = INT64_MAX, min = INT64_MIN;
+  for (int64_t dim : {0, 1, 5})
+    for (int64_t step : {max, max - 1, -max, min, min + 2})
+      for (std::optional<int64_t> start : {std::optional<int64_t>(), std::optional<int64_t>(0),
+                                           std::optional<int64_t>(-1), std::optional<int64_t>(max),
+                                           std::optional<int64_t>(min)}) {
+        std::vector<int64_t> want = python_slice(start, std::nullopt, step, dim);
+        SliceBounds got = normalize_slice(start, std::nullopt, step, dim);
+        ASSERT_EQ(got.length, static_cast<int64_t>(want.size())) << "dim " << dim << " step " << step;
+        if (!want.empty()) {
+          EXPECT_EQ(got.start, want[0]);
+        }
+      }
+  // An axis of one element keeps a stride that step * stride would overflow.
+  View v = View::contiguous({5, 6}).slice(std::vector<int64_t>{0, 2}, std::vector<int64_t>{max, min + 1},
+                                           std::vector<int64_t>{1, 1});
+  EXPECT_EQ(v.shape, (Shape{1, 1}));
+  EXPECT_EQ(v.offset, 2);
+}
+
+// Note [Sizes fit int64]: the element count, strides or bytes of these
+// shapes would wrap (2^61 x 8 int8 had 0 elements).
+TEST(Shape, SizesPastInt64AreRefusedNamingTheOp) {
+  check_shape(Shape{1 << 20, 1 << 20, 1 << 20}, 4, "ok");  // 2^62 bytes: fits
+  EXPECT_EQ(error_of<std::invalid_argument>([] { check_shape(Shape{int64_t{1} << 61, 8}, 1, "sum"); }),
+            "sum: shape [2305843009213693952, 8] is too big (its size in bytes, at 1 per element, exceeds 2^63 - 1)");
+  EXPECT_TRUE(contains(error_of<std::invalid_argument>([] { check_shape(Shape{int64_t{1} << 60}, 8, "x"); }),
+                       "too big"));
+  // A zero-size dim does not hide the others: their strides are still formed.
+  EXPECT_TRUE(contains(error_of<std::invalid_argument>([] { check_shape(Shape{0, INT64_MAX, 2}, 1, "x"); }),
+                       "too big"));
+  EXPECT_EQ(error_of<std::invalid_argument>([] { check_shape(Shape{1, -1}, 4, "broadcast_to"); }),
+            "broadcast_to: negative dimension -1 in shape [1, -1]");
+  EXPECT_EQ(checked_mul(INT64_MAX, 2), std::nullopt);
+  EXPECT_EQ(checked_mul(INT64_MIN, -1), std::nullopt);
+  EXPECT_EQ(checked_mul(int64_t{1} << 31, int64_t{1} << 31), int64_t{1} << 62);
 }
 
 TEST(NormalizeSlice, Examples) {

@@ -190,9 +190,13 @@ CASES = sweep_cases()
 
 @pytest.fixture(scope="module")
 def sweep():
-    """Every case recorded on cuda (emulated) and realized as one program."""
+    """Every case recorded on cuda (emulated; on the GPU in a GPU run,
+    BRAZE_REQUIRE_GPU=1) and realized as one program."""
     previous = os.environ.get("BRAZE_CUDA")
-    os.environ["BRAZE_CUDA"] = "emulate"
+    if os.environ.get("BRAZE_REQUIRE_GPU") == "1":
+        os.environ.pop("BRAZE_CUDA", None)
+    else:
+        os.environ["BRAZE_CUDA"] = "emulate"
     try:
         results = {}
         with bz.device("cuda"):

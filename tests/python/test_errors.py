@@ -64,7 +64,66 @@ CASES = [
      r"^conv2d: bias of shape \[3\] does not match 4 output channels$"),
     ("conv_pair", lambda: bz.conv2d(bz.zeros((1, 3, 5, 5)), bz.zeros((4, 3, 3, 3)), stride=(1, 2, 3)), ValueError,
      r"^conv2d: expected an int or a pair, got 3 values$"),
-    ("negative_dim", lambda: bz.zeros((2, -1)), ValueError, r"^full: negative dimension in shape \[2, -1\]$"),
+    ("negative_dim", lambda: bz.zeros((2, -1)), ValueError, r"^full: negative dimension -1 in shape \[2, -1\]$"),
+    # Negative sizes and sizes past int64 (Note [Sizes fit int64]): each
+    # once crashed (a heap corruption, a segfault) or wrapped.
+    ("broadcast_to_negative", lambda: bz.broadcast_to(bz.tensor(np.float32(1)), (1, -1)), ValueError,
+     r"^broadcast_to: negative dimension -1 in shape \[1, -1\]$"),
+    ("broadcast_to_negative_same_rank", lambda: bz.broadcast_to(bz.zeros((1, 1)), (1, -3)), ValueError,
+     r"^broadcast_to: negative dimension -3 in shape \[1, -3\]$"),
+    ("reshape_negative", lambda: bz.zeros((2, 3)).reshape(-2, -3), ValueError,
+     r"^reshape: negative dimension -2 in shape \[-2, -3\]$"),
+    ("reshape_negative_with_unknown", lambda: bz.reshape(bz.zeros(6), (-1, -3)), ValueError,
+     r"^reshape: negative dimension -3 in shape \[-1, -3\]$"),
+    ("reshape_unknown_overflow", lambda: bz.zeros(6).reshape(-1, 2**40, 2**40), ValueError,
+     r"^reshape: cannot reshape \[6\] \(6 elements\) into \[-1, 1099511627776, 1099511627776\]$"),
+    ("zeros_too_big", lambda: bz.sum(bz.zeros((2**61, 8), dtype=bz.int8), axis=1), ValueError,
+     r"^full: shape \[2305843009213693952, 8\] is too big \(its size in bytes, at 1 per element, exceeds 2\^63 - 1\)$"),
+    ("zero_size_too_big", lambda: bz.zeros((0, 2**62, 2**62)), ValueError, r"^full: shape \[0, .*\] is too big"),
+    ("astype_too_big", lambda: bz.zeros(2**62, bz.int8).astype(bz.int64), ValueError,
+     r"^astype: shape \[4611686018427387904\] is too big \(its size in bytes, at 8 per element"),
+    ("broadcast_too_big", lambda: bz.zeros((2**40, 1), bz.int8) + bz.zeros((1, 2**40), bz.int8), ValueError,
+     r"^add: shape \[1099511627776, 1099511627776\] is too big"),
+    ("matmul_too_big", lambda: bz.zeros((2**31, 1)) @ bz.zeros((1, 2**31)), ValueError,
+     r"^matmul: shape \[2147483648, 2147483648\] is too big"),
+    ("arange_too_big", lambda: bz.arange(2**62), ValueError, r"^arange: shape \[4611686018427387904\] is too big"),
+    ("arange_too_long", lambda: bz.arange(0.0, 1e300), ValueError, r"^arange: the length of arange\(0, 1e\+300, 1\)"),
+    ("arange_nan", lambda: bz.arange(0.0, float("nan")), ValueError, r"^arange: cannot compute the length"),
+    ("conv_padding_overflow", lambda: bz.conv2d(bz.zeros((1, 1, 3, 3)), bz.zeros((1, 1, 1, 1)), padding=2**62),
+     ValueError, r"^conv2d: padding 4611686018427387904 of input \[1, 1, 3, 3\] makes an output too big$"),
+    # Python ints a dtype cannot hold (Note [Python integers out of range]).
+    ("full_uint8_300", lambda: bz.full((2,), 300, dtype=bz.uint8), OverflowError,
+     r"^full: Python integer 300 out of bounds for uint8$"),
+    ("full_uint8_negative", lambda: bz.full((2,), -1, dtype=bz.uint8), OverflowError,
+     r"^full: Python integer -1 out of bounds for uint8$"),
+    ("add_int8_300", lambda: bz.zeros(2, bz.int8) + 300, OverflowError, r"^add: Python integer 300 out of bounds for int8$"),
+    ("radd_beyond_int64", lambda: 2**70 + bz.zeros(2, bz.int64), OverflowError,
+     r"^add: Python integer 1180591620717411303424 out of bounds for int64$"),
+    ("maximum_beyond_int64", lambda: bz.maximum(bz.zeros(2, bz.int32), -2**64), OverflowError,
+     r"^maximum: Python integer -18446744073709551616 out of bounds for int32$"),
+    ("float_beyond_float64", lambda: bz.zeros(2) + 10**400, OverflowError, r"too large to convert to float"),
+    ("arange_uint8_negative", lambda: bz.arange(-4.58, 5, 2, dtype="uint8"), OverflowError,
+     r"^arange: Python integer -4 out of bounds for uint8$"),
+    ("index_beyond_int64", lambda: bz.zeros(5)[2**70], IndexError,
+     r"^index 1180591620717411303424 is out of bounds \(outside int64\)$"),
+    ("index_beyond_int64_negative", lambda: bz.zeros((2, 5))[0, -2**64], IndexError,
+     r"^index -18446744073709551616 is out of bounds"),
+    ("axis_beyond_int64", lambda: bz.zeros((2, 3)).sum(axis=2**70), IndexError,
+     r"^sum: axis 1180591620717411303424 is out of range$"),
+    ("var_axes_beyond_int64", lambda: bz.var(bz.zeros((2, 3)), axis=(0, 2**64)), IndexError,
+     r"^var: axis 18446744073709551616 is out of range$"),
+    ("conv_stride_beyond_int64", lambda: bz.conv2d(bz.zeros((1, 1, 3, 3)), bz.zeros((1, 1, 1, 1)), stride=2**64),
+     OverflowError, r"^conv2d: value 18446744073709551616 is outside int64$"),
+    ("squeeze_repeated_axis", lambda: bz.squeeze(bz.zeros((1, 2)), (0, 0)), ValueError,
+     r"^squeeze: repeated axis in \[0, 0\]$"),
+    ("slice_step_zero", lambda: bz.zeros(5)[::0], ValueError, r"slice step cannot be zero"),
+    # Labels are data (Note [Checked labels]).
+    ("cross_entropy_label_high", lambda: bz.cross_entropy(X23(), bz.tensor(np.array([0, 5]))), IndexError,
+     r"^cross_entropy: label 5 at \[1\] of labels \[2\] is out of range for 3 classes$"),
+    ("cross_entropy_label_negative", lambda: bz.cross_entropy(bz.zeros((2, 2, 3)), bz.tensor(np.array([[0, 1], [-1, 2]]))),
+     IndexError, r"^cross_entropy: label -1 at \[1, 0\] of labels \[2, 2\] is out of range for 3 classes$"),
+    ("cross_entropy_lazy_label", lambda: bz.cross_entropy(X23(), bz.tensor(np.array([0, 1])) * 3), IndexError,
+     r"^cross_entropy: label 3 at \[1\] of labels \[2\] is out of range for 3 classes$"),
     ("arange_step", lambda: bz.arange(0, 5, 0), ValueError, r"^arange: step cannot be zero$"),
     ("astype_dtype", lambda: X23().astype("int16"), ValueError, r"unknown dtype 'int16'"),
     ("tensor_dtype", lambda: bz.tensor(np.zeros(2, np.int16)), ValueError, r"unsupported dtype 'int16'"),
@@ -126,3 +185,26 @@ def test_error_inside_a_longer_expression_names_the_failing_op():
     x = bz.zeros((2, 3))
     with pytest.raises(ValueError, match=r"^maximum: shapes \[2, 3\] and \[2\]"):
         bz.exp(x * 2.0 + 1.0).sum(axis=0).reshape(3, 1) - bz.maximum(x, bz.zeros(2))
+
+
+def test_no_std_text_reaches_python():
+    # Note [No std:: text reaches Python]: conversions that once raised
+    # "RuntimeError: std::bad_cast".
+    x = bz.tensor(np.arange(5))
+    calls = [lambda: x[2**70], lambda: x + 2**70, lambda: x * -2**70, lambda: x < bz.tensor(np.arange(5)) + 2**70,
+             lambda: bz.full((2,), 2**70, dtype=bz.int64), lambda: x[2**70:], lambda: x.sum(axis=2**64),
+             lambda: bz.arange(2**70)]
+    for call in calls:
+        try:
+            call()
+        except (ValueError, TypeError, IndexError, OverflowError) as e:
+            assert "std::" not in str(e), str(e)
+    still_works()
+
+
+def test_huge_allocation_is_a_memory_error_and_braze_keeps_working():
+    # Recordable (2^62 bytes fit int64) but not allocatable: a MemoryError
+    # from realize, with braze's own words.
+    with pytest.raises(MemoryError, match=r"^braze: out of memory"):
+        bz.zeros(2**59, bz.int64).astype(bz.int8).astype(bz.int64).numpy()
+    still_works()
