@@ -1,6 +1,8 @@
 #include "jit_cpu/thread_pool.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <string>
 
 #include "graph/check.h"
@@ -26,6 +28,13 @@ ThreadPool& ThreadPool::get() {
   return pool;
 }
 
+struct ThreadPool::Job {
+  const std::function<void(int64_t)>* task;
+  int64_t count;
+  int64_t next = 0, finished = 0;
+  std::exception_ptr error;  // the first a task threw
+};
+
 ThreadPool::ThreadPool(int threads) {
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }
@@ -45,39 +54,39 @@ void ThreadPool::run(int64_t n, const std::function<void(int64_t)>& task) {
     for (int64_t i = 0; i < n; ++i) task(i);
     return;
   }
+  Job job{.task = &task, .count = n, .next = 0, .finished = 0, .error = nullptr};
   std::unique_lock<std::mutex> lock(mu_);
-  task_ = &task;
-  next_ = 0;
-  count_ = n;
-  finished_ = 0;
-  ++generation_;
+  queue_.push_back(&job);
   wake_.notify_all();
-  while (next_ < count_) {
-    int64_t i = next_++;
-    lock.unlock();
-    task(i);
-    lock.lock();
-    ++finished_;
+  while (job.next < job.count) run_index(lock, job, job.next++);
+  done_.wait(lock, [&] { return job.finished == job.count; });
+  if (job.error) std::rethrow_exception(job.error);
+}
+
+void ThreadPool::run_index(std::unique_lock<std::mutex>& lock, Job& job, int64_t i) {
+  // The last index claimed: the job leaves the queue (it may not be at
+  // its front when workers took from an older one).
+  if (job.next == job.count) std::erase(queue_, &job);
+  lock.unlock();
+  std::exception_ptr error;
+  try {
+    (*job.task)(i);
+  } catch (...) {
+    error = std::current_exception();
   }
-  done_.wait(lock, [&] { return finished_ == count_; });
-  task_ = nullptr;
+  lock.lock();
+  if (error && !job.error) job.error = error;
+  // The caller may return (and `job` go) as soon as it sees this.
+  if (++job.finished == job.count) done_.notify_all();
 }
 
 void ThreadPool::work() {
-  uint64_t seen = 0;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    wake_.wait(lock, [&] { return stop_ || (generation_ != seen && task_ && next_ < count_); });
+    wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (stop_) return;
-    seen = generation_;
-    while (task_ && next_ < count_) {
-      int64_t i = next_++;
-      const auto* task = task_;
-      lock.unlock();
-      (*task)(i);
-      lock.lock();
-      if (++finished_ == count_) done_.notify_all();
-    }
+    Job& job = *queue_.front();
+    run_index(lock, job, job.next++);
   }
 }
 

@@ -55,7 +55,8 @@ void bind_reductions(nb::module_& m, nb::class_<Tensor>& cls) {
 }
 
 void bind_creation(nb::module_& m) {
-  m.def("_from_bytes", &from_bytes, "raw"_a, "dtype"_a, "shape"_a, "device"_a = nb::none());
+  m.def("_from_bytes", &from_bytes, "raw"_a, "dtype"_a, "shape"_a, "device"_a = nb::none(),
+        nb::call_guard<nb::gil_scoped_release>());  // Note [The GIL]: a copy, to a device too
   m.def("full", [](const Shape& shape, nb::handle value, std::optional<std::string> dtype,
                    std::optional<std::string> device) {
     return full(shape, to_scalar(value), to_dtype(dtype), to_device(device));
@@ -120,15 +121,21 @@ void bind_runtime(nb::module_& m) {
     Schedule s = make_schedule(lower(ts).graph, ex ? ex->library_rules() : cpu_library_rules());
     size_workspaces(s, ex.get());  // library calls' workspaces (Note [Step workspaces])
     return explain(s) + memplan::explain_plan(s, on_device ? device_plan_options() : memplan::PlanOptions{});
-  }, "tensors"_a);
+  }, "tensors"_a, nb::call_guard<nb::gil_scoped_release>());  // Note [The GIL]: library primitives are made
   m.def("clear_programs", []() { Runtime::get().programs().clear(); });
   // The figures of the memory plan realize would make (bench/memory_plan.py).
   m.def("_plan", [](const std::vector<Tensor>& ts) {
-    Schedule s = make_schedule(lower(ts).graph);
-    size_workspaces(s);
-    memplan::Liveness l = memplan::liveness(s);
-    memplan::MemoryPlan p = memplan::plan_memory(l);
-    memplan::verify_plan(l, p);
+    Schedule s;
+    memplan::Liveness l;
+    memplan::MemoryPlan p;
+    {
+      nb::gil_scoped_release computing;  // Note [The GIL]: library primitives are made
+      s = make_schedule(lower(ts).graph);
+      size_workspaces(s);
+      l = memplan::liveness(s);
+      p = memplan::plan_memory(l);
+      memplan::verify_plan(l, p);
+    }
     nb::dict d;
     d["steps"] = s.steps.size();
     d["buffers"] = p.buffers.size();
@@ -161,15 +168,15 @@ void bind_runtime(nb::module_& m) {
     return d;
   });
   // The streaming-copy probe (runtime/copy_bandwidth.h): for the benchmarks' roofline ratios.
-  m.def("_copy_bandwidth", []() {
-    nb::gil_scoped_release unlocked;
-    return copy_bandwidth();
-  });
+  m.def("_copy_bandwidth", []() { return copy_bandwidth(); },
+        nb::call_guard<nb::gil_scoped_release>());  // Note [The GIL]
   m.def("reset_stats", []() { Runtime::get().reset_stats(); });
   m.def("_device_name", [](const std::string& d) { return Device::parse(d).str(); });  // "cuda" -> "cuda:0"
-  m.def("_to", [](const Tensor& t, const std::string& d) { return to(t, Device::parse(d)); }, "x"_a, "device"_a);
+  m.def("_to", [](const Tensor& t, const std::string& d) { return to(t, Device::parse(d)); }, "x"_a, "device"_a,
+        nb::call_guard<nb::gil_scoped_release>());  // Note [The GIL]: a copy between devices
   m.def("_default_device", []() { return Runtime::default_device().str(); });
-  m.def("_synchronize", [](const std::string& d) { synchronize(Device::parse(d)); }, "device"_a);
+  m.def("_synchronize", [](const std::string& d) { synchronize(Device::parse(d)); }, "device"_a,
+        nb::call_guard<nb::gil_scoped_release>());  // Note [The GIL]
   m.def("_set_default_device", [](const std::string& d) {
     Device dev = Device::parse(d);
     check_available(dev);
@@ -180,11 +187,11 @@ void bind_runtime(nb::module_& m) {
     for (Array& a : l.inputs)
       if (a.data) a = to_host(a);  // a graph file holds host bytes
     save_graph_file(path, l.graph, with_data ? std::span<const Array>(l.inputs) : std::span<const Array>());
-  }, "tensors"_a, "path"_a, "with_data"_a = true);
+  }, "tensors"_a, "path"_a, "with_data"_a = true, nb::call_guard<nb::gil_scoped_release>());  // Note [The GIL]
   m.def("load_graph", [](const std::string& path) {
     SavedGraph g = load_graph_file(path);
     return lift(g.graph, g.inputs);
-  }, "path"_a);
+  }, "path"_a, nb::call_guard<nb::gil_scoped_release>());  // Note [The GIL]: a file read
   m.def("ops", []() {
     nb::list out;
     for (const OpInfo& oi : kOpInfo) {

@@ -79,14 +79,21 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
       .def_prop_ro("mT", [](const Tensor& x) { return matrix_transpose(x); })
       .def("_raw_bytes", &raw_bytes)
       .def("_writable_bytes", &writable_bytes)
-      .def("_upload", &upload_bytes)
+      .def("_upload", &upload_bytes, nb::call_guard<nb::gil_scoped_release>())  // Note [The GIL]
       .def("_dlpack_view", &dlpack_view)
       .def("_cuda_pointer", &cuda_pointer)
       .def("realize", [](const Tensor& x) { realize({x}); return x; })
       .def("item", [](const Tensor& x) -> nb::object {
-        if (is_float(x.dtype())) return nb::float_(x.item());
-        if (x.dtype() == DType::Bool) return nb::bool_(x.item_int() != 0);
-        return nb::int_(x.item_int());
+        double real = 0;
+        int64_t integer = 0;
+        {
+          nb::gil_scoped_release computing;  // Note [The GIL]: a copy from a device too
+          if (is_float(x.dtype())) real = x.item();
+          else integer = x.item_int();
+        }
+        if (is_float(x.dtype())) return nb::float_(real);
+        if (x.dtype() == DType::Bool) return nb::bool_(integer != 0);
+        return nb::int_(integer);
       })
       .def("__repr__", &Tensor::repr)
       .def("__len__", [](const Tensor& x) {

@@ -120,7 +120,11 @@ inline Tensor getitem(const Tensor& x, nb::handle key) {
 // the Python layer views it with the right dtype and shape. A device
 // tensor's bytes are copied to the host (Note [Device arrays]).
 inline nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>> raw_bytes(const Tensor& t) {
-  const Array a = t.host_data();
+  Array a;
+  {
+    nb::gil_scoped_release computing;  // Note [The GIL]: a copy from a device too
+    a = t.host_data();
+  }
   auto* keep = new std::shared_ptr<std::byte[]>(a.data);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<std::byte[]>*>(p); });
   return nb::ndarray<nb::numpy, const uint8_t, nb::ndim<1>>(a.data.get(), {a.bytes()}, owner);

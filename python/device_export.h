@@ -42,6 +42,7 @@ inline const Array& exportable(const Tensor& t, const char* protocol) {
       throw std::runtime_error(std::string(protocol) + ": this " + a.device.str() +
                                " tensor is emulated host memory (BRAZE_CUDA=emulate), not device memory; "
                                "use .numpy() or .to('cpu')");
+    nb::gil_scoped_release waiting;  // Note [The GIL]
     ex->synchronize();
   }
   // The consumer may write it: nothing braze derives from it is kept

@@ -12,6 +12,10 @@ namespace {
 
 thread_local Device t_default_device{};
 
+// Note [Calls that compute]
+std::atomic<const ComputeHooks*> compute_hooks{nullptr};
+thread_local int t_compute_depth = 0;
+
 BackendKind backend_from_env() {
   const char* env = std::getenv("BRAZE_BACKEND");
   std::string v = env ? env : "";
@@ -60,5 +64,18 @@ void Runtime::reset_stats() {
 
 Device Runtime::default_device() { return t_default_device; }
 void Runtime::set_default_device(Device d) { t_default_device = d; }
+
+void set_compute_hooks(const ComputeHooks* hooks) { compute_hooks.store(hooks); }
+
+ComputeScope::ComputeScope() {
+  if (t_compute_depth++ > 0) return;
+  hooks_ = compute_hooks.load();
+  if (hooks_) state_ = hooks_->enter();
+}
+
+ComputeScope::~ComputeScope() {
+  --t_compute_depth;
+  if (hooks_) hooks_->leave(state_);
+}
 
 }  // namespace braze

@@ -47,6 +47,36 @@ struct Stats {
 #undef BRAZE_STAT_FIELD
 };
 
+// Note [Calls that compute]
+// realize() and assign() (and so Tensor::data(), item(), an op that cuts a
+// deep lazy graph, ...) compute inside a ComputeScope. A front end that
+// holds a lock of its own while it calls braze, as Python's binding holds
+// the GIL, installs hooks (set_compute_hooks) that let go of that lock
+// when a thread's outermost scope begins and take it back when it ends
+// (python/module.cpp), so that the front end's other threads run, and
+// realize, meanwhile. Inside a scope braze never calls back into the front
+// end, and it takes the front end's lock back only after letting go of
+// every lock of its own, so the two cannot deadlock.
+struct ComputeHooks {
+  void* (*enter)();       // lets go of the front end's lock; returns what leave needs
+  void (*leave)(void*);   // takes it back
+};
+// Installed once, before the threads that use braze start (the Python
+// module's import); `hooks` must outlive every scope.
+void set_compute_hooks(const ComputeHooks* hooks);
+
+class ComputeScope {
+ public:
+  ComputeScope();
+  ~ComputeScope();
+  ComputeScope(const ComputeScope&) = delete;
+  ComputeScope& operator=(const ComputeScope&) = delete;
+
+ private:
+  const ComputeHooks* hooks_ = nullptr;  // entered by this scope, the outermost
+  void* state_ = nullptr;
+};
+
 // Cpu: fuse, then run each kernel. Reference: evaluate the whole graph with
 // the reference interpreter, node by node (the oracle, for cross-checks).
 enum class BackendKind : uint8_t { Cpu, Reference };

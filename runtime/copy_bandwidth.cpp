@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <new>
 
 #include "jit_cpu/thread_pool.h"
 
@@ -36,6 +37,7 @@ double copy_bandwidth() {
   constexpr size_t kBytes = kFloats * sizeof(float);
   std::unique_ptr<float, FreeDeleter> src(static_cast<float*>(std::aligned_alloc(64, kBytes)));
   std::unique_ptr<float, FreeDeleter> dst(static_cast<float*>(std::aligned_alloc(64, kBytes)));
+  if (!src || !dst) throw std::bad_alloc();
   // Pages touched before timing, so the first run does not measure faults.
   std::fill_n(src.get(), kFloats, 1.0f);
   std::fill_n(dst.get(), kFloats, 0.0f);

@@ -62,7 +62,6 @@ std::shared_ptr<const Cubin> CubinCache::produce(const KernelSpec& spec, int arc
   std::string disk_key;
   if (disk_) {
     disk_key = cubin_disk_key(c->kernel, arch);
-    std::lock_guard lock(disk_mutex_);
     if (std::optional<std::vector<std::byte>> hit = disk_->load(disk_key)) {
       c->image = std::move(*hit);
       source = Source::Disk;
@@ -72,10 +71,7 @@ std::shared_ptr<const Cubin> CubinCache::produce(const KernelSpec& spec, int arc
   }
   c->image = cuda::compile_cuda(c->kernel.source, c->kernel.name, arch, cuda::CudaImage::Cubin).image;
   ++compiled_;
-  if (disk_) {
-    std::lock_guard lock(disk_mutex_);
-    disk_->store(disk_key, c->image);  // false: caching is off, compiling goes on
-  }
+  if (disk_) disk_->store(disk_key, c->image);  // false: caching is off, compiling goes on
   return c;
 }
 

@@ -64,8 +64,7 @@ class CubinCache {
   // Charged a cubin's bytes once its compile or load is done.
   LruMap<std::shared_future<std::shared_ptr<const Cubin>>> memory_;
   const int64_t limit_;
-  std::mutex disk_mutex_;  // DiskCache is not thread-safe (it may turn itself off)
-  std::optional<DiskCache> disk_;
+  std::optional<DiskCache> disk_;  // thread-safe itself: disk loads of different kernels overlap
   std::atomic<int64_t> compiled_{0}, memory_hits_{0}, disk_hits_{0}, evicted_{0};
 };
 

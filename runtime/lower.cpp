@@ -25,28 +25,19 @@ bool is_parameter(const TensorNode& n, LowerOptions options) {
   return options.scalars_as_inputs && !n.data && n.op == Op::Const && !is_structural_constant(n.dtype, n.attr);
 }
 
-// What the key says of one node; its inputs are already in the walk.
-void append_node(std::string& key, const Walk& w, const TensorNode& n, bool parameter) {
-  enum Tag : char { Data, Parameter, Recorded };
-  if (n.data) {
-    append(key, Data);
-    append(key, n.dtype);
-    append_all(key, n.shape);
-    return;
-  }
-  if (parameter) {
-    append(key, Parameter);
-    append(key, n.dtype);
-    return;
-  }
-  append(key, Recorded);
-  append(key, n.op);
+// What the key says of one node, seen as `seen`; its inputs (`operands`,
+// their places in the walk) are already in the key.
+void append_node(std::string& key, const TensorNode& n, Walk::Seen seen, std::span<const uint32_t> operands) {
+  append(key, seen);
   append(key, n.dtype);
+  if (seen == Walk::Seen::Parameter) return;
   append_all(key, n.shape);
+  if (seen == Walk::Seen::Data) return;
+  append(key, n.op);
   append_all(key, n.attr.ints);
   append_all(key, n.attr.reals);  // by bits: -0.0 is not 0.0 (only special values reach here)
-  append(key, static_cast<uint32_t>(n.inputs.size()));
-  for (const auto& in : n.inputs) append(key, w.index.at(in.get()));
+  append(key, static_cast<uint32_t>(operands.size()));
+  for (uint32_t i : operands) append(key, i);
 }
 
 }  // namespace
@@ -77,20 +68,26 @@ Walk walk(std::span<const Tensor> roots, LowerOptions options, bool with_key) {
   Walk w;
   w.options = options;
   w.index.reserve(64);
-  // Iterative post-order: user graphs can be deeper than the stack.
-  std::vector<std::pair<const TensorNode*, bool>> stack;
-  for (const Tensor& t : roots) stack.emplace_back(t.node().get(), false);
+  w.first_operand.push_back(0);
+  NodeReadLock lock;  // Note [Shared lazy tensors]
+  // Iterative post-order: user graphs can be deeper than the stack. The
+  // entries point at the roots' and the nodes' own handles, which stay
+  // while the lock is held.
+  std::vector<std::pair<const std::shared_ptr<TensorNode>*, bool>> stack;
+  for (const Tensor& t : roots) stack.emplace_back(&t.node(), false);
   while (!stack.empty()) {
-    auto [n, expanded] = stack.back();
+    auto [handle, expanded] = stack.back();
     stack.pop_back();
+    const TensorNode* n = handle->get();
     if (w.index.count(n)) continue;
     if (!n->data && !expanded) {
-      stack.emplace_back(n, true);
+      stack.emplace_back(handle, true);
       for (auto it = n->inputs.rbegin(); it != n->inputs.rend(); ++it)
-        if (!w.index.count(it->get())) stack.emplace_back(it->get(), false);
+        if (!w.index.count(it->get())) stack.emplace_back(&*it, false);
       continue;
     }
-    bool parameter = is_parameter(*n, options);
+    const bool parameter = is_parameter(*n, options);
+    const Walk::Seen seen = n->data ? Walk::Seen::Data : parameter ? Walk::Seen::Parameter : Walk::Seen::Recorded;
     if (n->data) {
       w.inputs.push_back(*n->data);
     } else if (parameter) {
@@ -111,10 +108,16 @@ Walk walk(std::span<const Tensor> roots, LowerOptions options, bool with_key) {
       w.scalars.push_back(p);
       w.scalar_nodes.push_back(static_cast<uint32_t>(w.order.size()));
       w.inputs.emplace_back();
+    } else {
+      for (const auto& in : n->inputs) w.operands.push_back(w.index.at(in.get()));
     }
-    if (with_key) append_node(w.key, w, *n, parameter);
+    const size_t first = w.first_operand.back();
+    if (with_key)
+      append_node(w.key, *n, seen, std::span<const uint32_t>(w.operands).subspan(first, w.operands.size() - first));
     w.index.emplace(n, static_cast<uint32_t>(w.order.size()));
-    w.order.push_back(n);
+    w.order.push_back(*handle);
+    w.seen.push_back(seen);
+    w.first_operand.push_back(static_cast<uint32_t>(w.operands.size()));
   }
   if (with_key)
     for (const Tensor& t : roots) append(w.key, w.index.at(t.node().get()));
@@ -128,20 +131,20 @@ Lowered lower(const Walk& w, std::span<const Tensor> roots) {
   std::vector<NodeId> ids(w.order.size());
   size_t next_scalar = 0;
   for (size_t k = 0; k < w.order.size(); ++k) {
-    const TensorNode* n = w.order[k];
-    if (n->data) {
-      ids[k] = out.graph.input(n->dtype, n->shape);
-    } else if (is_parameter(*n, w.options)) {
+    const TensorNode& n = *w.order[k];
+    if (w.seen[k] == Walk::Seen::Data) {
+      ids[k] = out.graph.input(n.dtype, n.shape);
+    } else if (w.seen[k] == Walk::Seen::Parameter) {
       BRAZE_ASSERT(w.scalars.at(next_scalar).input == static_cast<int64_t>(out.graph.inputs().size()),
                    "parameter ", next_scalar, " is numbered apart from the walk");
-      ids[k] = out.graph.input(n->dtype, {});
+      ids[k] = out.graph.input(n.dtype, {});
       ++next_scalar;
-    } else if (info(n->op).kind == FusionKind::Leaf) {
-      ids[k] = out.graph.add(Node{n->op, n->dtype, View::contiguous(n->shape), {}, n->attr});
+    } else if (info(n.op).kind == FusionKind::Leaf) {
+      ids[k] = out.graph.add(Node{n.op, n.dtype, View::contiguous(n.shape), {}, n.attr});
     } else {
       std::vector<NodeId> in;
-      for (const auto& x : n->inputs) in.push_back(ids[w.index.at(x.get())]);
-      ids[k] = out.graph.apply(n->op, in, n->attr);
+      for (uint32_t i = w.first_operand[k]; i < w.first_operand[k + 1]; ++i) in.push_back(ids[w.operands[i]]);
+      ids[k] = out.graph.apply(n.op, in, n.attr);
     }
   }
   for (const Tensor& t : roots) out.graph.outputs.push_back(ids[w.index.at(t.node().get())]);

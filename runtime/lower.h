@@ -64,9 +64,16 @@ Lowered lower(std::span<const Tensor> roots, LowerOptions options = {});
 // The lazy DAG under some roots in post-order with the arrays and scalars a
 // program run binds, and a key of its structure, without building a Graph:
 // what a replay costs (Note [Programs]). lower() builds the Graph from it;
-// equal keys give identical graphs (the same nodes, numbered alike).
+// equal keys give identical graphs (the same nodes, numbered alike). It
+// holds the nodes and what it saw of them (Note [Shared lazy tensors]), so
+// lower() reads no node's data or inputs again.
 struct Walk {
-  std::vector<const TensorNode*> order;
+  enum class Seen : uint8_t { Data, Parameter, Recorded };
+  std::vector<std::shared_ptr<const TensorNode>> order;
+  std::vector<Seen> seen;                 // per node in order
+  // Per node in order, its inputs' places in order:
+  // operands[first_operand[k]] up to operands[first_operand[k + 1]].
+  std::vector<uint32_t> operands, first_operand;
   std::unordered_map<const TensorNode*, uint32_t> index;  // into order
   std::vector<Array> inputs;          // by input number; parameters' entries empty
   std::vector<ScalarParam> scalars;   // with scalars_as_inputs

@@ -163,15 +163,31 @@ int64_t ProgramCache::keep(const std::string& key, std::shared_ptr<Program> prog
 ProgramCache::Found ProgramCache::find_or_make(const std::string& key,
                                                const std::function<std::shared_ptr<Program>()>& make) {
   std::vector<std::shared_ptr<Program>> dropped;  // released after the lock: a program frees its memory
+  std::promise<std::shared_ptr<Program>> promise;
   {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
     if (std::shared_ptr<Program> p = touch(key)) return {std::move(p), false, 0};
+    if (auto it = making_.find(key); it != making_.end()) {
+      std::shared_future<std::shared_ptr<Program>> made = it->second;
+      lock.unlock();
+      return {made.get(), false, 0};  // waits for the thread making it; rethrows its exception
+    }
+    making_.emplace(key, promise.get_future().share());
   }
   // Made outside the lock: compiling takes long, other programs may replay
-  // meanwhile. Two threads making the same program keep the first.
-  std::shared_ptr<Program> made = make();
+  // meanwhile.
+  std::shared_ptr<Program> made;
+  try {
+    made = make();
+  } catch (...) {
+    std::lock_guard lock(mu_);
+    making_.erase(key);
+    promise.set_exception(std::current_exception());
+    throw;
+  }
   std::lock_guard lock(mu_);
-  if (std::shared_ptr<Program> p = touch(key)) return {std::move(p), false, 0};
+  making_.erase(key);
+  promise.set_value(made);
   int64_t evicted = keep(key, made, dropped);
   return {std::move(made), true, evicted};
 }

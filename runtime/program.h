@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -109,6 +110,11 @@ class Program {
 // weights, one of width 128 a megabyte), so this keeps hundreds.
 inline constexpr int64_t kDefaultProgramCacheMegabytes = 1024;
 
+// Thread-safe. A program is made once however many threads ask for its
+// key at once: the first makes it, outside the lock (other programs replay
+// meanwhile), and the others wait for it and replay it. An exception from
+// make() reaches every thread that waited for it and is not kept: the
+// next find_or_make of the key makes it again.
 class ProgramCache {
  public:
   explicit ProgramCache(int64_t limit_bytes) : limit_(limit_bytes) {}
@@ -135,6 +141,8 @@ class ProgramCache {
   void charge_shared(const Program& p, int sign);
 
   std::mutex mu_;
+  // Keys being made, each with what its waiters get.
+  std::unordered_map<std::string, std::shared_future<std::shared_ptr<Program>>> making_;
   struct Entry {
     std::shared_ptr<Program> program;
     int64_t own;  // own_bytes() when last charged

@@ -99,6 +99,7 @@ std::vector<Array> evaluate(std::span<const Tensor> roots, std::span<const Array
 }  // namespace
 
 void realize(std::span<const Tensor> tensors) {
+  ComputeScope computing;  // Note [Calls that compute]
   std::vector<Tensor> todo;
   for (const Tensor& t : tensors) {
     BRAZE_CHECK(t.defined(), "realize: an empty Tensor handle");
@@ -109,17 +110,24 @@ void realize(std::span<const Tensor> tensors) {
     std::vector<Tensor> here, elsewhere;
     for (const Tensor& t : todo) (t.device() == todo[0].device() ? here : elsewhere).push_back(t);
     std::vector<Array> results = evaluate(here, {});
-    for (size_t i = 0; i < here.size(); ++i) {
-      TensorNode& n = *here[i].node();
-      n.data = std::move(results[i]);
-      n.inputs.clear();  // a realized tensor is a leaf from now on
-      n.depth = 0;
+    // Dropped after the lock is let go: freeing a large DAG takes a while.
+    std::vector<std::vector<std::shared_ptr<TensorNode>>> dropped(here.size());
+    {
+      std::unique_lock lock(tensor_nodes_mutex());  // Note [Shared lazy tensors]
+      for (size_t i = 0; i < here.size(); ++i) {
+        TensorNode& n = *here[i].node();
+        if (n.data) continue;  // another thread realized it meanwhile: its result stays
+        n.data = std::move(results[i]);
+        dropped[i].swap(n.inputs);  // a realized tensor is a leaf from now on
+        n.depth = 0;
+      }
     }
     todo = std::move(elsewhere);
   }
 }
 
 void assign(std::span<const Tensor> out, std::span<const Tensor> values) {
+  ComputeScope computing;  // Note [Calls that compute]
   BRAZE_CHECK(out.size() == values.size(), "assign: ", out.size(), " targets but ", values.size(), " values");
   std::vector<Tensor> todo;
   std::vector<Array> targets;

@@ -116,9 +116,25 @@ DType Scalar::default_dtype() const {
   return kDefaultFloat;
 }
 
+std::shared_mutex& tensor_nodes_mutex() {
+  static std::shared_mutex mutex;
+  return mutex;
+}
+
+const Array* realized_data(const TensorNode& n) {
+  NodeReadLock lock;
+  return n.data ? &*n.data : nullptr;
+}
+
+uint32_t lazy_depth(const TensorNode& n) {
+  NodeReadLock lock;
+  return n.data ? 0 : n.depth;
+}
+
 const Array& Tensor::data() const {
-  if (!node_->data) realize({*this});
-  return *node_->data;
+  if (const Array* a = realized_data(*node_)) return *a;
+  realize({*this});
+  return *realized_data(*node_);
 }
 
 Array Tensor::host_data() const { return to_host(data()); }

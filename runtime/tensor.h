@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <optional>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -52,7 +53,33 @@ struct TensorNode {
 // block is about 60 deep) is cut, and shallow enough that one cycle's
 // program compiles in milliseconds.
 inline constexpr uint32_t kMaxLazyDepth = 256;
-inline uint32_t lazy_depth(const TensorNode& n) { return n.data ? 0 : n.depth; }
+uint32_t lazy_depth(const TensorNode& n);
+
+// Note [Shared lazy tensors]
+// Threads may share tensors, lazy ones too: record ops on them, realize
+// them, realize graphs that read them, all at once. A node's op, dtype,
+// shape, attr and device never change after it is made; its data, inputs
+// and depth change once, when it is realized (the result stored, the
+// inputs dropped: Note [Lazy tensors]), possibly while another thread
+// walks a DAG through it. So those three are read under a shared lock of
+// one process-wide mutex (NodeReadLock, or the functions below that take
+// it) and written under its exclusive lock (realize.cpp). Data once set is
+// never replaced: of two threads realizing the same tensor at once, the
+// first to finish stores its result and the other's is dropped, so a
+// reference to a node's data stays valid without the lock. A walk
+// (lower.h) holds strong references to the nodes it visits and keeps what
+// it saw of them, so lowering its DAG later reads no node again and a
+// realize meanwhile changes nothing it depends on.
+std::shared_mutex& tensor_nodes_mutex();
+class NodeReadLock {
+ public:
+  NodeReadLock() : lock_(tensor_nodes_mutex()) {}
+
+ private:
+  std::shared_lock<std::shared_mutex> lock_;
+};
+// The node's data, or null while it is lazy.
+const Array* realized_data(const TensorNode& n);
 
 class Tensor {
  public:
@@ -64,7 +91,7 @@ class Tensor {
   int64_t ndim() const { return static_cast<int64_t>(node_->shape.size()); }
   int64_t numel() const { return braze::numel(node_->shape); }
   Device device() const { return node_->device; }
-  bool is_realized() const { return node_->data.has_value(); }
+  bool is_realized() const { return realized_data(*node_) != nullptr; }
   bool defined() const { return node_ != nullptr; }
 
   // Realizes if needed and returns the dense row-major result, on the

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what braze needs on a fresh Debian 12 machine and builds it into
-# build/ (C++ libraries, tests, and the Python package in build/python).
+# build/ (C++ libraries, tests, and the Python package in build/python,
+# which .venv/bin/python imports).
 # Safe to run again: it installs only what is missing and rebuilds what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,3 +30,10 @@ fi
 
 cmake -S . -B build -DBRAZE_BUILD_PYTHON=ON -DPython_EXECUTABLE="$PWD/.venv/bin/python" >/dev/null
 cmake --build build -j"$(nproc)"
+
+# `import braze` in .venv without PYTHONPATH: a .pth file naming the package
+# the build assembles in build/python, which every rebuild updates in place
+# (an editable or regular install would be a second build to keep in step).
+# A braze pip-installed into .venv comes first on sys.path and hides it.
+site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+echo "$PWD/build/python" >"$site/braze-build.pth"

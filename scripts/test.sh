@@ -10,7 +10,9 @@ PATH="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["pure
 export PATH
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 # The Python suite runs through the generated kernels for each vector ISA
-# the CPU has, and through the reference interpreter.
+# the CPU has, and through the reference interpreter. PYTHONPATH names this
+# checkout's build/python, as .venv's braze-build.pth does (scripts/setup.sh),
+# so the tests run this build even in a .venv that several checkouts share.
 run_pytest() { PYTHONPATH="$PWD/build/python" "$@" .venv/bin/python -m pytest tests/python -q -p no:cacheprovider; }
 run_pytest env
 if grep -q avx512f /proc/cpuinfo; then run_pytest env BRAZE_CPU_ISA=avx2; fi

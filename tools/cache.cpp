@@ -1,7 +1,9 @@
 // `braze cache` and `braze cache clear`: the disk cache of compiled kernels
 // (runtime/disk_cache.h, Note [Disk cache entries]) and this process's
-// in-memory caches. Which files are braze's is DiskCache's answer, so a
-// clear never removes a file a user keeps in the same directory.
+// in-memory caches. Which files are braze's, and whether the directory may
+// be used at all, is DiskCache's answer (Notes [Disk cache eviction] and
+// [Trusted cache directory]), so a clear never removes a file a user keeps in
+// the same directory, nor touches a directory braze refuses.
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -56,49 +58,21 @@ fs::path checked_dir() {
   return dir;
 }
 
-struct DirEntry {
-  fs::path path;
-  int64_t bytes;
-  bool temporary;
-};
-
-// braze's files in `dir` (entries and writers' temporaries); an unreadable
-// directory is an error, not an empty cache.
-std::vector<DirEntry> braze_files(const fs::path& dir) {
-  std::vector<DirEntry> files;
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return files;
-  fs::directory_iterator it(dir, ec);
-  BRAZE_CHECK(!ec, "cache: cannot read ", dir.string(), ": ", ec.message());
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    BRAZE_CHECK(!ec, "cache: cannot read ", dir.string(), ": ", ec.message());
-    std::string name = it->path().filename().string();
-    bool temporary = DiskCache::is_temporary_file(name);
-    if (!temporary && !DiskCache::is_entry_file(name)) continue;
-    if (!it->is_regular_file(ec)) continue;
-    uintmax_t size = it->file_size(ec);
-    files.push_back({it->path(), ec ? 0 : static_cast<int64_t>(size), temporary});
-  }
-  return files;
-}
-
 nlohmann::json disk_facts() {
   fs::path dir = checked_dir();
+  DiskCache cache(dir);
+  // Refused (Note [Trusted cache directory]) or unreadable: the reason, and
+  // no counts, as the cache itself lists nothing there.
+  bool usable = cache.check();
+  DiskCache::Usage u = cache.usage();
   std::error_code ec;
-  bool exists = fs::exists(dir, ec);
-  nlohmann::json j = {{"directory", dir.string()}, {"from", dir_source()}, {"exists", exists},
-                      {"max_bytes", DiskCache(dir).max_bytes()}};
-  int64_t entries = 0, bytes = 0, temporaries = 0;
-  for (const DirEntry& f : braze_files(dir)) {
-    bytes += f.bytes;
-    ++(f.temporary ? temporaries : entries);
-  }
-  j["entries"] = entries;
-  j["bytes"] = bytes;
-  j["temporaries"] = temporaries;
+  nlohmann::json j = {{"directory", dir.string()}, {"from", dir_source()},       {"exists", fs::exists(dir, ec)},
+                      {"max_bytes", cache.max_bytes()}, {"entries", u.entries}, {"bytes", u.bytes},
+                      {"temporaries", u.temporaries}};
+  j["not_used_because"] = usable ? nlohmann::json(nullptr) : nlohmann::json(cache.disabled_reason());
   // Writable as the cache writes: create files in it (or create it).
   j["writable"] = ::access(existing_ancestor(dir).c_str(), W_OK | X_OK) == 0;
-  j["healthy"] = j["writable"].get<bool>();
+  j["healthy"] = usable && j["writable"].get<bool>();
   return j;
 }
 
@@ -124,7 +98,10 @@ void show_cache(const std::string& format, std::ostream& out) {
   }
   const nlohmann::json& d = f["disk"];
   out << "disk cache: " << d["directory"].get<std::string>() << " (from $" << d["from"].get<std::string>() << ")\n";
-  if (d["exists"]) {
+  if (!d["not_used_because"].is_null()) {
+    out << "  not used: " << d["not_used_because"].get<std::string>()
+        << "; compiled kernels are not kept (point $BRAZE_CACHE_DIR at a directory only you can write)\n";
+  } else if (d["exists"]) {
     out << "  " << d["entries"].get<int64_t>() << " entr" << (d["entries"] == 1 ? "y" : "ies") << ", "
         << d["bytes"].get<int64_t>() << " bytes of " << d["max_bytes"].get<int64_t>() << " allowed";
     if (d["temporaries"] > 0) out << ", " << d["temporaries"].get<int64_t>() << " temporary file(s)";
@@ -144,13 +121,11 @@ void show_cache(const std::string& format, std::ostream& out) {
 
 void clear_cache(const std::string& format, std::ostream& out) {
   fs::path dir = checked_dir();
-  int64_t removed = 0, bytes = 0;
-  for (const DirEntry& f : braze_files(dir)) {
-    std::error_code ec;
-    bool gone = fs::remove(f.path, ec);
-    BRAZE_CHECK(!ec, "cache clear: cannot remove ", f.path.string(), ": ", ec.message());
-    if (gone) ++removed, bytes += f.bytes;
-  }
+  DiskCache cache(dir);
+  // A directory braze does not use is not braze's to clear.
+  BRAZE_CHECK(cache.check(), "cache clear: ", cache.disabled_reason());
+  DiskCache::Usage gone = cache.clear();
+  int64_t removed = gone.entries + gone.temporaries, bytes = gone.bytes;
   if (format == "json") {
     out << nlohmann::json{{"directory", dir.string()}, {"removed", removed}, {"bytes", bytes}}.dump(1) << "\n";
     return;

@@ -18,6 +18,7 @@
 #include "jit_cpu/kernel_cache.h"
 #include "jit_cpu/thread_pool.h"
 #include "runtime/context.h"
+#include "runtime/disk_cache.h"
 #include "runtime/memory_figures.h"
 #include "tools/commands.h"
 #include "tools/sass.h"
@@ -76,30 +77,20 @@ const std::vector<Library>& cuda_libraries() {
 }
 #endif
 
-// Where the disk cache lives (DESIGN.md section 5): $BRAZE_CACHE_DIR, else
-// $XDG_CACHE_HOME/braze, else ~/.cache/braze.
-std::filesystem::path cache_dir() {
-  if (const char* d = std::getenv("BRAZE_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "braze";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home ? home : ".") / ".cache" / "braze";
-}
-
+// The disk cache as DiskCache sees it (runtime/disk_cache.h): a refused or
+// unusable directory says why, as `braze cache` does.
 nlohmann::json cache_facts() {
-  std::filesystem::path dir = cache_dir();
-  nlohmann::json j = {{"directory", dir.string()}, {"memory_kernels", jit::KernelCache::get().size()}};
+  DiskCache disk(DiskCache::default_dir());
+  bool usable = disk.check();
+  DiskCache::Usage u = disk.usage();
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
-    j["exists"] = false;
-    return j;
-  }
-  int64_t files = 0, bytes = 0;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
-    if (e.is_regular_file(ec)) ++files, bytes += static_cast<int64_t>(e.file_size(ec));
-  j["exists"] = true;
-  j["files"] = files;
-  j["bytes"] = bytes;
-  return j;
+  return {{"directory", disk.dir().string()},
+          {"memory_kernels", jit::KernelCache::get().size()},
+          {"exists", std::filesystem::is_directory(disk.dir(), ec)},
+          {"entries", u.entries},
+          {"temporaries", u.temporaries},
+          {"bytes", u.bytes},
+          {"not_used_because", usable ? nlohmann::json(nullptr) : nlohmann::json(disk.disabled_reason())}};
 }
 
 // Note [Bounded caches] (runtime/program.h): each cache's bound, where it
@@ -208,8 +199,13 @@ void doctor(const std::string& format, std::ostream& out) {
   const nlohmann::json& c = f["cache"];
   out << "cache: " << c["memory_kernels"].get<size_t>() << " kernel(s) in memory; disk cache "
       << c["directory"].get<std::string>();
-  if (c["exists"]) out << ": " << c["files"].get<int64_t>() << " file(s), " << c["bytes"].get<int64_t>() << " bytes\n";
-  else out << " (not created yet)\n";
+  if (!c["not_used_because"].is_null())
+    out << ": not used: " << c["not_used_because"].get<std::string>() << "; compiled kernels are not kept\n";
+  else if (c["exists"])
+    out << ": " << c["entries"].get<int64_t>() << " entr" << (c["entries"] == 1 ? "y" : "ies") << ", "
+        << c["bytes"].get<int64_t>() << " bytes\n";
+  else
+    out << " (not created yet)\n";
   out << "memory (each cache drops its least recently used entries past its bound):\n";
   for (const nlohmann::json& m : f["memory"])
     out << "  " << m["cache"].get<std::string>() << ": " << m["entries"].get<int64_t>() << " kept, "

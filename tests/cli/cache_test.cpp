@@ -71,8 +71,10 @@ TEST_F(CacheCliTest, CountsEntriesWrittenByTheDiskCacheThenClearsOnlyThem) {
   ASSERT_TRUE(c.store("kernel two", bytes(300, 2))) << c.disabled_reason();
   int64_t on_disk = static_cast<int64_t>(fs::file_size(c.entry_path("kernel one")) +
                                          fs::file_size(c.entry_path("kernel two")));
-  // A user's file beside the entries, and a writer's leftover temporary.
+  // A user's files beside the entries (50 merely ending in .bzk, as eviction
+  // used to delete), and a writer's leftover temporary.
   std::ofstream(root_ / "cache" / "notes.txt") << "mine";
+  for (int i = 0; i < 50; ++i) std::ofstream(root_ / "cache" / ("notes " + std::to_string(i) + ".bzk")) << "mine";
   std::ofstream(c.entry_path("kernel three").string() + ".tmp.123.456.0") << "half";
 
   nlohmann::json d = disk();
@@ -92,6 +94,7 @@ TEST_F(CacheCliTest, CountsEntriesWrittenByTheDiskCacheThenClearsOnlyThem) {
   EXPECT_EQ(j["removed"], 3);
   EXPECT_EQ(j["bytes"], on_disk + 4);
   EXPECT_TRUE(fs::exists(root_ / "cache" / "notes.txt"));
+  for (int i = 0; i < 50; ++i) EXPECT_TRUE(fs::exists(root_ / "cache" / ("notes " + std::to_string(i) + ".bzk"))) << i;
   EXPECT_FALSE(fs::exists(c.entry_path("kernel one")));
   EXPECT_FALSE(c.load("kernel two").has_value());
   EXPECT_EQ(disk()["entries"], 0);
@@ -131,6 +134,45 @@ TEST_F(CacheCliTest, AnUnreadableDirectoryIsAOneLineError) {
   EXPECT_EQ(locked.code, 1);
   EXPECT_TRUE(one_line(locked.err)) << locked.err;
   EXPECT_NE(locked.err.find("cannot read"), std::string::npos) << locked.err;
+}
+
+// A folder others can write is refused (Note [Trusted cache directory]):
+// `braze cache` and `braze doctor` say why, `braze cache clear` leaves it.
+TEST_F(CacheCliTest, ARefusedDirectoryIsShownWithItsReasonAndNotCleared) {
+  DiskCache c(root_ / "cache");
+  ASSERT_TRUE(c.store("kernel one", bytes(100, 1))) << c.disabled_reason();
+  ::chmod((root_ / "cache").c_str(), 0777);
+
+  nlohmann::json d = disk();
+  EXPECT_FALSE(d["healthy"]);
+  ASSERT_TRUE(d["not_used_because"].is_string()) << d;
+  EXPECT_NE(d["not_used_because"].get<std::string>().find("is writable by other users (mode 0777)"), std::string::npos)
+      << d;
+  EXPECT_EQ(d["entries"], 0) << "nothing in a refused folder is counted as the cache's";
+  Result text = cli({"cache"});
+  EXPECT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("not used: " + (root_ / "cache").string() + " is writable by other users"),
+            std::string::npos)
+      << text.out;
+
+  Result doctor = cli({"doctor", "--format", "json"});
+  ASSERT_EQ(doctor.code, 0) << doctor.err;
+  EXPECT_EQ(nlohmann::json::parse(doctor.out)["cache"]["not_used_because"], d["not_used_because"]);
+  Result doctor_text = cli({"doctor"});
+  EXPECT_NE(doctor_text.out.find("not used: " + (root_ / "cache").string() + " is writable"), std::string::npos)
+      << doctor_text.out;
+
+  Result cleared = cli({"cache", "clear"});
+  EXPECT_EQ(cleared.code, 1);
+  EXPECT_TRUE(one_line(cleared.err)) << cleared.err;
+  EXPECT_NE(cleared.err.find("cache clear: " + (root_ / "cache").string() + " is writable by other users"),
+            std::string::npos)
+      << cleared.err;
+  EXPECT_TRUE(fs::exists(c.entry_path("kernel one")));
+
+  ::chmod((root_ / "cache").c_str(), 0700);
+  EXPECT_TRUE(disk()["healthy"]);
+  EXPECT_EQ(disk()["entries"], 1);
 }
 
 TEST_F(CacheCliTest, UnknownCacheActionIsAUsageError) {

@@ -15,6 +15,7 @@
 #include "jit_cpu/disassemble.h"
 #include "jit_cpu/dnn.h"
 #include "runtime/braze.h"
+#include "runtime/disk_cache.h"
 #include "runtime/lower.h"
 #include "tests/cli/run_cli.h"
 
@@ -254,7 +255,10 @@ TEST_F(CliTest, RunReadsNpyInputs) {
 
 TEST_F(CliTest, DoctorReportsCpuCudaLibrariesAndCaches) {
   std::filesystem::create_directories(dir_ / "cache" / "sub");
-  std::ofstream(dir_ / "cache" / "sub" / "entry") << "12345";
+  std::ofstream(dir_ / "cache" / "sub" / "entry") << "12345";  // not braze's: not counted
+  DiskCache disk(dir_ / "cache");
+  ASSERT_TRUE(disk.store("kernel", std::vector<std::byte>(5))) << disk.disabled_reason();
+  const auto entry_bytes = static_cast<int64_t>(std::filesystem::file_size(disk.entry_path("kernel")));
   ::setenv("BRAZE_CACHE_DIR", (dir_ / "cache").c_str(), 1);
   Result r = cli({"doctor", "--format", "json"});
   Result text = cli({"doctor"});
@@ -273,13 +277,14 @@ TEST_F(CliTest, DoctorReportsCpuCudaLibrariesAndCaches) {
   ASSERT_EQ(j["cuda"].size(), j["cuda_backend"].get<bool>() ? 4u : 3u);  // libcuda, libnvrtc, cuBLAS(Lt), (cuDNN)
   for (const nlohmann::json& lib : j["cuda"]) EXPECT_EQ(lib["found"].get<bool>(), lib.contains("path")) << lib;
   EXPECT_EQ(j["cache"]["exists"], true);
-  EXPECT_EQ(j["cache"]["files"], 1);
-  EXPECT_EQ(j["cache"]["bytes"], 5);
+  EXPECT_EQ(j["cache"]["entries"], 1);
+  EXPECT_EQ(j["cache"]["bytes"], entry_bytes);
+  EXPECT_TRUE(j["cache"]["not_used_because"].is_null()) << j["cache"];
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("cpu: generated code targets " + std::string(jit::name(jit::host_isa()))),
             std::string::npos) << text.out;
   EXPECT_NE(text.out.find("libnvrtc: "), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("1 file(s), 5 bytes"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("1 entry, " + std::to_string(entry_bytes) + " bytes"), std::string::npos) << text.out;
 }
 
 TEST_F(CliTest, HelpForEverySubcommandExitsZero) {

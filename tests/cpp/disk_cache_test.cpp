@@ -1,51 +1,34 @@
 // The disk kernel cache (Note [Disk cache entries]): every kind of damage is
-// a miss, never a wrong payload or a crash; unwritable directories turn
-// caching off; concurrent writers never corrupt an entry; size is bounded.
+// a miss, never a wrong payload or a crash, and costs a small read however
+// large the file; unwritable directories turn caching off, a bad entry path
+// fails that entry only; concurrent writers (processes or threads) never
+// corrupt an entry. Ownership: disk_cache_trust_test.cpp; size and
+// temporaries: disk_cache_eviction_test.cpp.
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include "runtime/disk_cache.h"
+#include "tests/cpp/disk_cache_fixture.h"
 
 namespace braze {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<std::byte> bytes_of(const std::string& s) {
-  std::vector<std::byte> b(s.size());
-  std::memcpy(b.data(), s.data(), s.size());
-  return b;
-}
-
-void write_file(const fs::path& p, const std::vector<std::byte>& b) {
-  std::ofstream(p, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(b.data()),
-                                                               static_cast<std::streamsize>(b.size()));
-}
-
-class DiskCacheTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    root_ = fs::path(::testing::TempDir()) / ("braze_disk_cache_" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::permissions(root_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(root_, ec);
-  }
-  fs::path root_;
-  const std::string key_ = "source=abc nvrtc=13.0 opts=--gpu-architecture=sm_90 arch=90 codegen=1 headers=ff";
-  const std::vector<std::byte> payload_ = bytes_of("\x7f" "ELF cubin bytes of a kernel");
-};
+using testing::bytes_of;
+using testing::DiskCacheTest;
+using testing::write_file;
 
 TEST_F(DiskCacheTest, StoresAndLoadsInADirectoryOfMode0700) {
   DiskCache c(root_ / "a" / "cache");
@@ -139,20 +122,18 @@ TEST_F(DiskCacheTest, AWriterKilledMidWriteLeavesNothingThatLoads) {
   }
   // A temporary file cut short, as a kill mid-write leaves one, is never read.
   std::vector<std::byte> whole = DiskCache::encode("cut", payload_);
-  write_file(c.entry_path("cut").string() + ".tmp.999.0.0",
+  write_file(c.entry_path("cut").string() + ".tmp." + std::to_string(child) + ".0.0",
              std::vector<std::byte>(whole.begin(), whole.begin() + static_cast<long>(whole.size() / 2)));
   EXPECT_FALSE(c.load("cut"));
-  // The next eviction removes stale temporary files.
+  // The next listing (a fresh cache's first store) removes the temporaries
+  // of the killed writer at once: its pid is gone (Note [Disk cache eviction]).
   int temps = 0;
-  for (const auto& e : fs::directory_iterator(root_))
-    if (e.path().filename().string().find(".tmp.") != std::string::npos) {
-      ++temps;
-      fs::last_write_time(e.path(), fs::file_time_type::clock::now() - std::chrono::hours(2));
-    }
+  for (const auto& e : fs::directory_iterator(root_)) temps += DiskCache::is_temporary_file(e.path().filename().string());
+  EXPECT_GE(temps, 1);
   ASSERT_TRUE(c.store("other", payload_));
   for (const auto& e : fs::directory_iterator(root_))
-    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
-  std::cout << "killed writer left " << temps << " temporary file(s)\n";
+    EXPECT_FALSE(DiskCache::is_temporary_file(e.path().filename().string())) << e.path();
+  std::cout << "killed writer left " << temps << " temporary file(s), removed by the next store\n";
 }
 
 TEST_F(DiskCacheTest, SixteenProcessesWritingAtOnceNeverCorruptAnEntry) {
@@ -184,20 +165,90 @@ TEST_F(DiskCacheTest, SixteenProcessesWritingAtOnceNeverCorruptAnEntry) {
   for (int k : {0, 1, 2, 3, 100, 115}) EXPECT_EQ(c.load("key " + std::to_string(k)), payload_of(k)) << k;
 }
 
-TEST_F(DiskCacheTest, SizeIsBoundedOldestEntriesGoFirst) {
-  const int64_t entry = static_cast<int64_t>(DiskCache::encode("key 0", std::vector<std::byte>(1000)).size());
-  DiskCache c(root_, 3 * entry);
-  for (int k = 0; k < 10; ++k) {
-    ASSERT_TRUE(c.store("key " + std::to_string(k), std::vector<std::byte>(1000, std::byte(k))));
-    // Distinct times, oldest first, whatever the file system's resolution.
-    fs::last_write_time(c.entry_path("key " + std::to_string(k)),
-                        fs::file_time_type::clock::now() - std::chrono::minutes(100 - k));
-  }
-  int64_t total = 0;
-  for (const auto& e : fs::directory_iterator(root_)) total += static_cast<int64_t>(e.file_size());
-  EXPECT_LE(total, 3 * entry);
-  EXPECT_TRUE(c.load("key 9"));
-  EXPECT_FALSE(c.load("key 0"));
+// The reproducers: a 1 TiB sparse entry threw std::bad_alloc, and 15
+// junk entries of 1 GiB cost 142 s and 1 GB of memory, as load read a whole
+// file before checking it. Now each costs a header's read.
+TEST_F(DiskCacheTest, HugeAndJunkEntriesCostOneSmallRead) {
+  DiskCache c(root_);
+  auto sparse = [](const fs::path& p, const std::vector<std::byte>& head, uint64_t size) {
+    write_file(p, head);
+    fs::resize_file(p, size);  // a hole: no disk space, no time
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  sparse(c.entry_path(key_), DiskCache::encode(key_, payload_), uint64_t{1} << 40);
+  EXPECT_FALSE(c.load(key_));
+  EXPECT_FALSE(fs::exists(c.entry_path(key_))) << "past the bound: damage, removed";
+  for (int k = 0; k < 15; ++k)
+    sparse(c.entry_path("junk " + std::to_string(k)), bytes_of("junk, not an entry"), uint64_t{1} << 30);
+  // A header that claims a well-formed 1 GiB entry of another key of the
+  // same length: the key is read and compared, the payload never.
+  std::string other = key_;
+  other.back() = 'X';
+  std::vector<std::byte> claims = DiskCache::encode(other, payload_);
+  const uint64_t payload_len = (uint64_t{1} << 30) - 4096;  // under the bound
+  std::memcpy(claims.data() + 24, &payload_len, 8);  // the payload length's place (Note [Disk cache entries])
+  sparse(c.entry_path(key_), claims, 32 + other.size() + payload_len + 8);
+  for (int k = 0; k < 15; ++k) EXPECT_FALSE(c.load("junk " + std::to_string(k))) << k;
+  EXPECT_FALSE(c.load(key_));
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 2.0) << "a 1 TiB and 16 1 GiB files took " << s << " s to refuse";
+  std::cout << "a 1 TiB sparse entry and 16 junk 1 GiB entries: " << s * 1e3 << " ms\n";
+  for (int k = 0; k < 15; ++k) EXPECT_FALSE(fs::exists(c.entry_path("junk " + std::to_string(k))));
+  EXPECT_TRUE(c.enabled());
+  ASSERT_TRUE(c.store(key_, payload_));
+  EXPECT_EQ(c.load(key_), payload_);
+}
+
+// An entry's name taken by something that is no entry file fails that
+// entry, never the cache: it turned caching off for the whole process.
+TEST_F(DiskCacheTest, ABadEntryPathFailsThatEntryOnly) {
+  DiskCache c(root_);
+  fs::create_directories(c.entry_path(key_) / "inside");
+  EXPECT_FALSE(c.load(key_));
+  EXPECT_FALSE(c.store(key_, payload_)) << "cannot rename over a directory";
+  EXPECT_TRUE(c.enabled()) << c.disabled_reason();
+  ASSERT_TRUE(c.store("another key", payload_));
+  EXPECT_EQ(c.load("another key"), payload_);
+  // A FIFO under an entry's name neither blocks a load nor stops a store.
+  ASSERT_EQ(::mkfifo(c.entry_path("fifo").c_str(), 0600), 0);
+  EXPECT_FALSE(c.load("fifo"));
+  ASSERT_TRUE(c.store("fifo", payload_));
+  EXPECT_EQ(c.load("fifo"), payload_);
+  for (const auto& e : fs::directory_iterator(root_))
+    EXPECT_FALSE(DiskCache::is_temporary_file(e.path().filename().string())) << "a failed store cleans up";
+  if (::geteuid() == 0) return;  // root reads any file
+  ASSERT_TRUE(c.store("unreadable", payload_));
+  ::chmod(c.entry_path("unreadable").c_str(), 0);
+  EXPECT_FALSE(c.load("unreadable"));
+  EXPECT_TRUE(c.enabled());
+  ASSERT_TRUE(c.store("unreadable", payload_)) << "replaced by rename";
+  EXPECT_EQ(c.load("unreadable"), payload_);
+}
+
+// One cache object shared by threads (as the process-wide cubin cache is):
+// every load that hits gives the payload stored under its key.
+TEST_F(DiskCacheTest, ThreadsShareOneCacheObject) {
+  auto payload_of = [](int k) { return bytes_of(std::string(500 + 13 * k, static_cast<char>('a' + k % 26))); };
+  const int64_t entry = static_cast<int64_t>(DiskCache::encode("key 10", payload_of(10)).size());
+  DiskCache c(root_, 12 * entry);  // small: eviction runs while others load
+  std::atomic<int> wrong{0}, hits{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 200; ++round) {
+        int k = (round * 7 + t) % 20;
+        std::string key = "key " + std::to_string(k);
+        if (round % 3 == 0) c.store(key, payload_of(k));
+        if (std::optional<std::vector<std::byte>> got = c.load(key)) {
+          ++hits;
+          if (*got != payload_of(k)) ++wrong;
+        }
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(hits.load(), 0);
+  EXPECT_TRUE(c.enabled()) << c.disabled_reason();
 }
 
 }  // namespace
