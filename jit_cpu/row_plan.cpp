@@ -8,7 +8,10 @@ namespace braze::jit {
 int64_t RowPlan::rows() const { return numel(outer); }
 
 int64_t RowPlan::elements() const {
-  if (columns) return units() * column_tile * reduce_length;
+  // O C R, the domain's own elements (so they fit int64); tiles times
+  // column_tile counts the last tile's missing columns too, up to twice
+  // the domain: UBSan's overflow for a sum down [1.1e15, 8193] of int8.
+  if (columns) return row_length == 0 ? 0 : units() / outer[tile_axis()] * row_length * reduce_length;
   if (pair_blocks > 0) return row_length * row_length;
   if (row_tile > 0) return rows() / outer.back() * row_length;
   return rows() * row_length;

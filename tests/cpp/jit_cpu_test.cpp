@@ -227,6 +227,18 @@ TEST(JitCpu, ColumnReductionsSplitAcrossParts) {
   }
 }
 
+// A launch's work is the domain's elements, which fit int64: a column
+// plan counted whole tiles, up to twice that (UBSan: signed overflow in
+// RowPlan::elements() for this valid, never-allocated input).
+TEST(JitCpu, AColumnPlansWorkIsItsElements) {
+  const int64_t rows = (int64_t{3} << 48), cols = jit::kColumnTile + 1;
+  jit::RowPlan p = plan_of(sum(broadcast_to(zeros({1, cols}, DType::Int8), {rows, cols}), Axes{{0}}));
+  ASSERT_TRUE(p.columns);
+  EXPECT_EQ(p.elements(), rows * cols);
+  jit::RowPlan q = plan_of(sum(random_tensor({5, cols}, 8), Axes{{0}}));
+  EXPECT_EQ(q.elements(), 5 * cols);
+}
+
 // Note [Tile pairs]: a square element-wise kernel that reads one buffer
 // both transposed and straight walks pairs of 128 x 128 blocks, (I, J)
 // then (J, I); every unit boundary a thread split can fall on, an odd
