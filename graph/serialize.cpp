@@ -1,5 +1,6 @@
 #include "graph/serialize.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -127,7 +128,9 @@ SavedGraph graph_from_json(std::string_view text) {
         Array a = allocate_array(in.dtype, in.shape());
         BRAZE_CHECK(bytes.size() == a.bytes(), "load_graph: input ", k, " has ", bytes.size(),
                     " bytes of data, expected ", a.bytes());
-        std::memcpy(a.data.get(), bytes.data(), bytes.size());
+        // Not memcpy: an empty input's bytes.data() is null, and memcpy from
+        // null is undefined even for 0 bytes (UBSan).
+        std::copy(bytes.begin(), bytes.end(), a.data.get());
         out.inputs.push_back(std::move(a));
       }
     }

@@ -8,7 +8,10 @@ namespace braze::jit {
 int64_t RowPlan::rows() const { return numel(outer); }
 
 int64_t RowPlan::elements() const {
-  if (columns) return units() * column_tile * reduce_length;
+  // O C R, the domain's own elements (so they fit int64); tiles times
+  // column_tile counts the last tile's missing columns too, up to twice
+  // the domain: UBSan's overflow for a sum down [1.1e15, 8193] of int8.
+  if (columns) return row_length == 0 ? 0 : units() / outer[tile_axis()] * row_length * reduce_length;
   if (pair_blocks > 0) return row_length * row_length;
   if (row_tile > 0) return rows() / outer.back() * row_length;
   return rows() * row_length;
@@ -100,6 +103,30 @@ std::vector<size_t> walk_order(const KernelSpec& spec, std::vector<size_t> axes)
   return axes;
 }
 
+// Note [Reductions over nothing]
+// A reduction whose reduced axes include one of size 0 ([2, 0, 3] summed
+// over every axis, or over axis 1) reads nothing and gives its identity
+// at every kept position. Planned like any other it became a column plan
+// of no columns (over every axis of [2, 0, 3]: groups [2] down and [0, 3]
+// along the row) or of no rows (over axis 1), and the first wrote past
+// its output (heap corruption). So such a kernel walks the kept axes, in
+// order, as its rows, and one reduced axis of size 0 as the row: a row
+// reduction of length 0, which starts each accumulator from its identity
+// (gen_reductions.cpp, start_value), runs no vector and stores it. The
+// other reduced axes are dropped: nothing is read along any of them.
+// (Max, min, argmax and argmin of nothing have no identity: recording
+// them is an error, as in NumPy.)
+std::vector<size_t> reduction_over_nothing(const KernelSpec& spec, const std::vector<size_t>& axes) {
+  const Shape& d = spec.domain;
+  auto empty = std::find_if(axes.begin(), axes.end(), [&](size_t a) { return d[a] == 0 && is_reduced(spec, a); });
+  if (empty == axes.end()) return axes;
+  std::vector<size_t> out;
+  for (size_t a : axes)
+    if (!is_reduced(spec, a)) out.push_back(a);
+  out.push_back(*empty);
+  return out;
+}
+
 }  // namespace
 
 RowPlan plan_rows(const KernelSpec& spec) {
@@ -109,7 +136,7 @@ RowPlan plan_rows(const KernelSpec& spec) {
   std::vector<size_t> axes;
   for (size_t a = 0; a < d.size(); ++a)
     if (d[a] != 1) axes.push_back(a);
-  axes = walk_order(spec, std::move(axes));
+  axes = reduction_over_nothing(spec, walk_order(spec, std::move(axes)));
   // Groups of adjacent kept axes that merge: same reduced-ness, and every
   // strided input walks them as one axis.
   auto mergeable = [&](size_t a, size_t b) {  // a directly before b among the walked axes

@@ -110,7 +110,7 @@ std::unique_ptr<SharedLibrary> open_library(CudaLibrary lib, CudaVersionOf versi
   const int driver = version_of ? driver_cuda_version() : 0;
   std::string tried, too_new;
   for (const std::string& path : candidate_paths(lib)) {
-    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);  // Note [Loading CUDA libraries]
     if (!h) {
       const char* why = dlerror();
       tried += "\n  " + path + ": " + (why ? why : "not found");

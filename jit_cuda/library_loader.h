@@ -41,6 +41,11 @@ namespace braze::cuda {
 // is no driver, any version loads (compiling kernels needs no GPU).
 // When nothing is found, CudaUnavailable lists every place tried with the
 // loader's reason, and names the variable to set.
+// A library, once opened, stays loaded until the process ends
+// (RTLD_NODELETE): unloading NVRTC or cuBLASLt at exit bought nothing and
+// dropped the blocks their own static copies of libstdc++ keep for the
+// process's life, which LeakSanitizer then reported as leaks from an unknown
+// module (34 C++ tests under scripts/sanitize.sh address).
 enum class CudaLibrary { Driver, Nvrtc, CublasLt, Cudnn };
 inline constexpr CudaLibrary kAllCudaLibraries[] = {CudaLibrary::Driver, CudaLibrary::Nvrtc, CudaLibrary::CublasLt,
                                                     CudaLibrary::Cudnn};
@@ -64,7 +69,7 @@ int driver_cuda_version();
 // "13.0" for 13000.
 std::string cuda_version_text(int version);
 
-// An open library; dlclose on destruction.
+// An open library; dlclose on destruction (it stays loaded: see above).
 class SharedLibrary {
  public:
   SharedLibrary(void* handle, std::string path) : handle_(handle), path_(std::move(path)) {}

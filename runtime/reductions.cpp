@@ -24,13 +24,9 @@ std::vector<int64_t> resolve_axes(const Tensor& x, const Axes& axes, std::string
 // reshape (a free view) drops them.
 Tensor reduce(Op op, const Tensor& x, const Axes& axes, bool keepdims) {
   std::vector<int64_t> ax = resolve_axes(x, axes, info(op).api);
-  Tensor r = record(op, {x}, Attr{ax, {}});  // validates (max of nothing has no identity)
-  // A sum or product of a zero-size tensor is its identity everywhere,
-  // known when recorded. It is never made a kernel: the CPU row plan of an
-  // all-axes reduction of shapes such as [2, 0, 3] wrote past its output
-  // (heap corruption; found by the API fuzz).
-  if (x.numel() == 0 && (op == Op::Sum || op == Op::Prod))
-    r = full(r.shape(), Scalar(int64_t{op == Op::Prod ? 1 : 0}), r.dtype(), x.device());
+  // Validates (max of nothing has no identity); a sum or product of
+  // nothing is a kernel like any other (Note [Reductions over nothing]).
+  Tensor r = record(op, {x}, Attr{ax, {}});
   if (keepdims) return r;
   Shape s;
   for (int64_t i = 0; i < x.ndim(); ++i)

@@ -227,6 +227,18 @@ TEST(JitCpu, ColumnReductionsSplitAcrossParts) {
   }
 }
 
+// A launch's work is the domain's elements, which fit int64: a column
+// plan counted whole tiles, up to twice that (UBSan: signed overflow in
+// RowPlan::elements() for this valid, never-allocated input).
+TEST(JitCpu, AColumnPlansWorkIsItsElements) {
+  const int64_t rows = (int64_t{3} << 48), cols = jit::kColumnTile + 1;
+  jit::RowPlan p = plan_of(sum(broadcast_to(zeros({1, cols}, DType::Int8), {rows, cols}), Axes{{0}}));
+  ASSERT_TRUE(p.columns);
+  EXPECT_EQ(p.elements(), rows * cols);
+  jit::RowPlan q = plan_of(sum(random_tensor({5, cols}, 8), Axes{{0}}));
+  EXPECT_EQ(q.elements(), 5 * cols);
+}
+
 // Note [Tile pairs]: a square element-wise kernel that reads one buffer
 // both transposed and straight walks pairs of 128 x 128 blocks, (I, J)
 // then (J, I); every unit boundary a thread split can fall on, an odd
@@ -445,6 +457,54 @@ TEST(JitCpu, ZeroSizeRowsAndScalars) {
   Tensor e = random_tensor({4, 0}, 4);
   Tensor s = from_vector<float>({2.5f}, {});
   check({sum(e, Axes{{-1}}), exp(e), s * s + 1.0, sum(s)});
+}
+
+// Note [Reductions over nothing]: a reduction whose reduced extent is 0
+// gives its identity at every kept position, in the kernel itself, over
+// all axes of [2, 0, 3] (a column plan of no columns wrote past its
+// output: heap corruption) and along one axis, fused with element-wise
+// ops before and after. record() is the reduction as the graph builder
+// makes it; sum() and prod() would fold a zero-size input to a constant
+// when recorded and never reach the kernel.
+TEST(JitCpu, ReductionsOverNothingGiveTheIdentity) {
+  auto reduce = [](Op op, const Tensor& x, std::vector<int64_t> axes) { return record(op, {x}, Attr{axes, {}}); };
+  Tensor e = random_tensor({2, 0, 3}, 6), w = random_tensor({3}, 7);
+  Tensor ei = astype(e, DType::Int32);
+  std::vector<Tensor> all = {reduce(Op::Sum, e, {0, 1, 2}),          reduce(Op::Prod, e, {0, 1, 2}),
+                             reduce(Op::Sum, exp(e), {0, 1}) + w,     reduce(Op::Sum, e, {1}),
+                             reduce(Op::Prod, e * 2.0, {1}) - 1.0,    reduce(Op::Sum, e, {0, 1}),
+                             reduce(Op::Prod, ei, {0, 1, 2}),         reduce(Op::Sum, ei, {1}),
+                             reduce(Op::Max, e, {0}),                 reduce(Op::Sum, astype(e, DType::Float64), {0, 1, 2}),
+                             reduce(Op::Sum, transpose(e, {{2, 1, 0}}), {0, 1, 2})};
+  // The plan: kept axes as rows, one row of length 0 (it was a column plan
+  // of no columns, whose stash of 0 floats the kernel wrote a whole vector
+  // into; generated code is not instrumented, so only glibc noticed, at
+  // some later free).
+  for (size_t i : {0, 3, 5, 9, 10}) {
+    jit::RowPlan p = plan_of(all[i]);
+    EXPECT_FALSE(p.columns) << i;
+    EXPECT_TRUE(p.reduces) << i;
+    EXPECT_EQ(p.row_length, 0) << i;
+    EXPECT_EQ(p.rows(), all[i].numel()) << i;
+  }
+  for (const Tensor& r : all) {
+    Checked c = check({r});
+    EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+    EXPECT_GT(c.compiled, 0);
+  }
+  // And through a realize, against the values themselves.
+  EXPECT_EQ(all[0].to_vector<double>(), std::vector<double>{0.0});
+  EXPECT_EQ(all[1].to_vector<double>(), std::vector<double>{1.0});
+  EXPECT_EQ(all[2].to_vector<double>(), w.to_vector<double>());
+  EXPECT_EQ(all[3].to_vector<double>(), std::vector<double>(6, 0.0));
+  EXPECT_EQ(all[4].to_vector<double>(), std::vector<double>(6, 0.0));
+  EXPECT_EQ(all[5].to_vector<double>(), std::vector<double>(3, 0.0));
+  EXPECT_EQ(all[6].to_vector<int64_t>(), std::vector<int64_t>{1});
+  EXPECT_EQ(all[7].to_vector<int64_t>(), std::vector<int64_t>(6, 0));
+  EXPECT_EQ(all[8].numel(), 0);
+  EXPECT_EQ(all[9].to_vector<double>(), std::vector<double>{0.0});
+  EXPECT_EQ(all[10].to_vector<double>(), std::vector<double>{0.0});
+  EXPECT_THROW(reduce(Op::Max, e, {1}), std::invalid_argument);  // no identity: as NumPy
 }
 
 // Note [Constants in memory]: a polynomial of 40 coefficients, each a

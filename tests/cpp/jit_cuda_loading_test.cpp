@@ -1,6 +1,7 @@
 // Loading the CUDA libraries at run time: overrides, clear errors, and what
 // works with no GPU (NVRTC and the descriptors of cuBLASLt and cuDNN need
 // none; their handles do).
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -35,6 +36,22 @@ TEST(JitCudaLoading, OverrideIsTheOnlyPlaceTried) {
     EXPECT_NE(msg.find("/nonexistent/libnvrtc.so.99"), std::string::npos) << msg;
     EXPECT_NE(msg.find("set BRAZE_LIBNVRTC"), std::string::npos) << msg;
   }
+}
+
+TEST(JitCudaLoading, AnOpenedLibraryStaysLoaded) {
+  // Note [Loading CUDA libraries]: RTLD_NODELETE. (Run alone, as CTest runs
+  // it: in a process that already loaded NVRTC it would stay loaded anyway.)
+  std::unique_ptr<SharedLibrary> lib;
+  try {
+    lib = open_library(CudaLibrary::Nvrtc);
+  } catch (const CudaUnavailable& e) {
+    GTEST_SKIP() << e.what();
+  }
+  std::string path = lib->path();
+  lib.reset();
+  void* again = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(again, nullptr) << path << " was unloaded";
+  if (again) dlclose(again);
 }
 
 TEST(JitCudaLoading, DriverIsNeverTakenFromAToolkitDirectory) {

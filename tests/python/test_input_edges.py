@@ -158,7 +158,8 @@ def test_python_int_beyond_int64_with_floats_is_a_float():
 @pytest.mark.parametrize("fn", ["sum", "prod", "mean"])
 def test_reductions_of_zero_size_over_all_axes(fn, shape):
     # A sum over all axes of [2, 0, 3] corrupted the heap (the CPU row plan
-    # wrote past its output); now the identity, known when recorded.
+    # wrote past its output); the kernel gives the identity (Note
+    # [Reductions over nothing], jit_cpu/row_plan.cpp).
     a = np.zeros(shape, np.float32)
     for _ in range(20):  # glibc sees the overrun at some later free: give it many
         bz.clear_programs()
@@ -166,6 +167,7 @@ def test_reductions_of_zero_size_over_all_axes(fn, shape):
             assert_matches(getattr(bz, fn)(bz.tensor(a)), getattr(np, fn)(a), np.float32)
             assert_matches(getattr(bz, fn)(bz.tensor(a), axis=0, keepdims=True),
                            getattr(np, fn)(a, axis=0, keepdims=True), np.float32)
+            assert_matches(getattr(bz, fn)(bz.tensor(a) * 2, axis=1), getattr(np, fn)(a * 2, axis=1), np.float32)
         assert_matches(bz.sum(bz.tensor(a.astype(np.int8))), np.sum(a.astype(np.int8)), np.int64)
 
 
@@ -189,3 +191,14 @@ def test_where_condition_scalar_and_int64_mse_found_by_the_fuzz():
     a, b = np.array([9 * 10**18, -9 * 10**18], np.int64), np.array([-9 * 10**18, 9 * 10**18], np.int64)
     assert_matches(bz.mse_loss(bz.tensor(a), bz.tensor(b)), np.mean((a.astype(float) - b) ** 2), np.float32)
     assert_matches(bz.arange(-771.5, -771.5, dtype=bz.uint8), np.arange(-771.5, -771.5, dtype=np.uint8))
+
+
+@pytest.mark.parametrize("fn", ["max", "min", "argmax", "argmin"])
+def test_reductions_of_nothing_without_identity_are_errors(fn):
+    # As NumPy: no identity, no answer; over a kept zero-size axis the
+    # result is empty.
+    a = np.zeros((2, 0, 3), np.float32)
+    with pytest.raises(ValueError, match=rf"^{fn}: "):
+        getattr(bz, fn)(bz.tensor(a), axis=1)
+    if fn in ("max", "min"):
+        assert_matches(getattr(bz, fn)(bz.tensor(a), axis=0), getattr(np, fn)(a, axis=0), np.float32)
