@@ -34,6 +34,22 @@ void bind_elementwise(nb::module_& m, nb::class_<Tensor>& cls) {
   }
 }
 
+// &, | and ~ are braze's logical ops: bool in, bool out, as NumPy's are on
+// bools. On integers NumPy's are bitwise, which braze has no op for yet
+// (issue 22): an error naming the operator and dtype, never a logical
+// answer where a bitwise one was meant ([1, 2, 12] & [3, 1, 10] gave
+// [True, True, True] for NumPy's [1, 0, 8]).
+Operand logical_operand(const char* symbol, Operand x) {
+  const bool is_bool = x.tensor() ? x.tensor()->dtype() == DType::Bool : x.scalar()->kind == DTypeKind::Bool;
+  if (!is_bool)
+    throw nb::type_error(detail::concat(symbol, ": braze's & | ~ are logical and take bool operands only; got ",
+                                        x.tensor() ? std::string(name(x.tensor()->dtype())) : "a Python number",
+                                        " (bitwise operations on integers are not supported yet; for a truth "
+                                        "value use bz.logical_and, bz.logical_or, bz.logical_not)")
+                             .c_str());
+  return x;
+}
+
 // Binary operators and their reflected forms, as NumPy defines them.
 void bind_operators(nb::class_<Tensor>& cls) {
   struct Dunder {
@@ -52,15 +68,19 @@ void bind_operators(nb::class_<Tensor>& cls) {
   };
   for (const Dunder& d : kDunders) {
     Op op = d.op;
-    cls.def(d.name, [op](const Tensor& a, nb::handle b) { return record(op, {Operand(a), to_operand(b)}); },
-            nb::is_operator());
+    const char* symbol = op == Op::LogicalAnd ? "&" : op == Op::LogicalOr ? "|" : nullptr;
+    auto operand = [symbol](Operand x) { return symbol ? logical_operand(symbol, std::move(x)) : x; };
+    cls.def(d.name, [op, operand](const Tensor& a, nb::handle b) {
+      return record(op, {operand(Operand(a)), operand(to_operand(b))});
+    }, nb::is_operator());
     if (d.reflected)
-      cls.def(d.reflected, [op](const Tensor& a, nb::handle b) { return record(op, {to_operand(b), Operand(a)}); },
-              nb::is_operator());
+      cls.def(d.reflected, [op, operand](const Tensor& a, nb::handle b) {
+        return record(op, {operand(to_operand(b)), operand(Operand(a))});
+      }, nb::is_operator());
   }
   cls.def("__neg__", [](const Tensor& x) { return negative(x); });
   cls.def("__abs__", [](const Tensor& x) { return abs(x); });
-  cls.def("__invert__", [](const Tensor& x) { return logical_not(x); });
+  cls.def("__invert__", [](const Tensor& x) { return logical_not(*logical_operand("~", x).tensor()); });
   cls.def("__matmul__", [](const Tensor& a, nb::handle b) { return matmul(a, to_tensor(b)); }, nb::is_operator());
   cls.def("__rmatmul__", [](const Tensor& a, nb::handle b) { return matmul(to_tensor(b), a); }, nb::is_operator());
 }

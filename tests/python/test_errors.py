@@ -208,3 +208,21 @@ def test_huge_allocation_is_a_memory_error_and_braze_keeps_working():
     with pytest.raises(MemoryError, match=r"^braze: out of memory"):
         bz.zeros(2**59, bz.int64).astype(bz.int8).astype(bz.int64).numpy()
     still_works()
+
+
+def test_bitwise_operators_on_integers_are_an_error_not_a_logical_answer():
+    """& | ~ are logical (bools only): on integers NumPy's are bitwise, which
+    braze has no op for yet, so they are a TypeError naming the operator
+    instead of [True, True, True] for NumPy's [1, 0, 8] (issue 22)."""
+    a = bz.tensor(np.array([1, 2, 12], np.int32))
+    b = bz.tensor(np.array([3, 1, 10], np.int32))
+    for symbol, call in (("&", lambda: a & b), ("|", lambda: a | 1), ("~", lambda: ~a), ("&", lambda: 1 & a),
+                         ("|", lambda: bz.tensor(np.ones(2, np.float32)) | True)):
+        with pytest.raises(TypeError, match=rf"^\{symbol}: .*bool operands only"):
+            call()
+    m = bz.tensor(np.array([True, False, True]))
+    n = np.array([True, True, False])
+    np.testing.assert_array_equal((m & bz.tensor(n)).numpy(), np.array([True, False, False]) & n)
+    np.testing.assert_array_equal((m | False).numpy(), np.array([True, False, True]))
+    np.testing.assert_array_equal((~m).numpy(), ~np.array([True, False, True]))
+    assert ((a + 1) * 2).numpy().tolist() == [4, 6, 26]  # braze goes on working
