@@ -25,10 +25,13 @@
 
 namespace {
 
-std::mutex mutex;
-std::string trace;                  // one line per ordered call
-std::set<CUdeviceptr> live;         // allocations not yet freed
-std::map<CUstream, CUgraph> capturing;  // streams in capture, and their graph
+// Never destroyed, as the real driver's state is not: braze frees device
+// memory from its own static destructors at exit (Note [Tables live until
+// exit]), which may run after this library's would have.
+std::mutex& mutex = *new std::mutex;
+std::string& trace = *new std::string;                        // one line per ordered call
+std::set<CUdeviceptr>& live = *new std::set<CUdeviceptr>;     // allocations not yet freed
+std::map<CUstream, CUgraph>& capturing = *new std::map<CUstream, CUgraph>;  // streams in capture, and their graph
 
 struct Graph {
   std::vector<std::string> nodes;  // "kernel NAME", "memcpy", "memset"
