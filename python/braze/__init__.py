@@ -75,12 +75,14 @@ def asarray(obj, dtype=None, device=None):
 tensor = asarray
 
 
-def zeros(shape, dtype=float32, device=None):
-    return _core.full(_shape(shape), 0, _dtype_name(dtype), device)
+def zeros(shape, dtype=None, device=None):
+    # dtype=None is the default float, as in NumPy (braze's is float32), not
+    # the int64 that the fill value 0 alone would give.
+    return _core.full(_shape(shape), 0, _dtype_name(float32 if dtype is None else dtype), device)
 
 
-def ones(shape, dtype=float32, device=None):
-    return _core.full(_shape(shape), 1, _dtype_name(dtype), device)
+def ones(shape, dtype=None, device=None):
+    return _core.full(_shape(shape), 1, _dtype_name(float32 if dtype is None else dtype), device)
 
 
 def full(shape, fill_value, dtype=None, device=None):
@@ -88,15 +90,15 @@ def full(shape, fill_value, dtype=None, device=None):
 
 
 def zeros_like(x, dtype=None):
-    return zeros(x.shape, dtype or x.dtype, x.device)
+    return zeros(x.shape, x.dtype if dtype is None else dtype, x.device)
 
 
 def ones_like(x, dtype=None):
-    return ones(x.shape, dtype or x.dtype, x.device)
+    return ones(x.shape, x.dtype if dtype is None else dtype, x.device)
 
 
 def full_like(x, fill_value, dtype=None):
-    return full(x.shape, fill_value, dtype or x.dtype, x.device)
+    return full(x.shape, fill_value, x.dtype if dtype is None else dtype, x.device)
 
 
 def arange(start, stop=None, step=1, dtype=None, device=None):

@@ -53,6 +53,16 @@ def test_zeros_ones_full(dtype):
         assert_matches(bz.full((2, 2), 3, dtype=dtype), np.full((2, 2), 3).astype(dtype))
 
 
+def test_dtype_none_is_the_default_float():
+    # Issue 22: dtype=None spelled out gave int64 (the fill value's type).
+    for make in (bz.zeros, bz.ones):
+        assert make((2, 3), dtype=None).dtype == F32
+    x = bz.arange(6, dtype=bz.int32)
+    for make in (bz.zeros_like, bz.ones_like):
+        assert make(x, dtype=None).dtype == np.int32
+    assert bz.full_like(x, 2, dtype=None).dtype == np.int32
+
+
 def test_full_default_dtypes_follow_the_value():
     assert_matches(bz.full((2,), 7), np.full(2, 7, np.int64))
     assert_matches(bz.full((2,), 1.5), np.full(2, 1.5, np.float32))
