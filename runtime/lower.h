@@ -82,6 +82,30 @@ struct Walk {
   LowerOptions options;
 };
 Walk walk(std::span<const Tensor> roots, LowerOptions options, bool with_key);
+
+// Note [Held values are kept]
+// A lazy tensor that something else still holds (a user's variable,
+// another lazy DAG) and that a realize computes on the way to what was
+// asked for is stored too, as a lazy-tensor runtime materializes the live
+// tensors of a step. Otherwise a loop that reads a scalar of its state
+// every step, `u = tanh(S @ u); float(u.sum())`, recomputes the whole
+// history of u at each read: 300 steps took 0.89 s and 17,802 kernel
+// launches, where NumPy takes 7 ms. A node is held elsewhere when more
+// handles point at it than the DAG's own edges and the walk's. Keeping
+// a value costs a write of it and its memory, so a value is kept only
+// where a later read would cost more than one fused pass over realized
+// data: it is, or stands on, a reduction or a library call, or it is a
+// chain of at least kKeepDepth ops. A short element-wise chain held in a
+// variable (Black-Scholes' d1 while the price is realized) stays fused,
+// in registers, and a later read of it is one fused pass. Views and
+// leaves are never kept: they cost nothing to redo. The roots gain the
+// kept values, so the program's key and outputs include them: the loop
+// above is one program, replayed. (The reference backend, a checking
+// mode, keeps only what it was asked for.) The Python front end turns it
+// on (Runtime::set_keep_held_values: in C++ a full-expression's
+// temporaries would look held).
+inline constexpr uint32_t kKeepDepth = 16;
+std::vector<Tensor> held_values(const Walk& w, std::span<const Tensor> roots);
 Lowered lower(const Walk& w, std::span<const Tensor> roots);
 
 // Whether a Const with this dtype and value is structure rather than a

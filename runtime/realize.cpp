@@ -52,8 +52,9 @@ std::shared_ptr<cuda::DeviceExecutor> executor_for(Device device, std::span<cons
 }
 
 // Evaluates `roots` (none realized, all on one device) into new arrays or
-// into `out`.
-std::vector<Array> evaluate(std::span<const Tensor> roots, std::span<const Array> out) {
+// into `out`. Without `out`, the values Note [Held values are kept] keeps
+// join the roots, and their results follow the roots'.
+std::vector<Array> evaluate(std::vector<Tensor>& roots, std::span<const Array> out) {
   Runtime& rt = Runtime::get();
   const Device device = roots[0].device();
   ArrayAllocator counted = counted_allocator(device);
@@ -71,6 +72,12 @@ std::vector<Array> evaluate(std::span<const Tensor> roots, std::span<const Array
   } else {
     MemoryOptions memory{.arena = rt.arena(), .poison = rt.poison()};
     Walk w = walk(roots, {.scalars_as_inputs = true}, /*with_key=*/true);
+    if (out.empty() && rt.keep_held_values())
+      if (std::vector<Tensor> held = held_values(w, roots); !held.empty()) {
+        rt.stats().values_kept.fetch_add(static_cast<int64_t>(held.size()), std::memory_order_relaxed);
+        roots.insert(roots.end(), held.begin(), held.end());
+        w = walk(roots, {.scalars_as_inputs = true}, /*with_key=*/true);
+      }
     std::shared_ptr<cuda::DeviceExecutor> executor = executor_for(device, w.inputs);
     w.key.push_back(static_cast<char>(memory.arena));
     w.key.push_back(static_cast<char>(memory.poison));
