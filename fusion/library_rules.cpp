@@ -1,12 +1,35 @@
 // Note [Library capabilities] (library_rules.h).
 #include "fusion/library_rules.h"
 
+#include "fusion/blas_layout.h"
 #include "fusion/passes.h"
 
 namespace braze {
 
+namespace {
+
+// A float64 matmul is a BLAS call on the CPU (jit_cpu/blas_matmul.h):
+// oneDNN has no float64 matmul. BLAS applies no post-ops, so its epilogue
+// is a generated kernel after it, and it reads a matrix with a unit stride
+// along one of its axes (fusion/blas_layout.h); other layouts are copied.
+bool blas_call(const Node& library) { return library.op == Op::MatMul && library.dtype == DType::Float64; }
+
+std::string cpu_refuse(const Graph& g, NodeId library, std::span<const PostOp>, const PostOp&) {
+  return blas_call(g[library]) ? "a float64 matmul is a BLAS call, which applies no post-ops" : "";
+}
+
+bool cpu_reads(const Graph& g, const Node& library, size_t operand) {
+  if (!blas_call(library)) return true;  // oneDNN reads any strides
+  const View& v = g[library.inputs[operand]].view;
+  const size_t r = v.shape.size();
+  return numel(v.shape) == 0 ||
+         transposed_view(v.shape[r - 2], v.shape[r - 1], v.strides[r - 2], v.strides[r - 1], true).has_value();
+}
+
+}  // namespace
+
 const LibraryRules& cpu_library_rules() {
-  static const LibraryRules rules{"oneDNN", nullptr, nullptr};
+  static const LibraryRules rules{"oneDNN/BLAS", cpu_refuse, cpu_reads};
   return rules;
 }
 

@@ -17,7 +17,8 @@ namespace braze {
 // CPU) applies every post-op and reads any strides; cuBLASLt and cuDNN
 // apply fewer post-ops, in a fixed order, and read a matrix only with a
 // unit stride along one of its axes, a convolution weight only dense
-// (jit_cuda/library_epilogue.h). make_schedule takes the target's rules:
+// (jit_cuda/library_epilogue.h), as does the CPU's BLAS for float64
+// (jit_cpu/blas_matmul.h). make_schedule takes the target's rules:
 //   - an operand the library cannot read as it is laid out (a step slice
 //     of a matrix's inner axis, a broadcast constant such as bz.ones, an
 //     OHWI weight) is given a Copy, an element-wise kernel writing it dense,
@@ -34,7 +35,7 @@ namespace braze {
 // read from memory by the kernel after it, which is correct, at the cost
 // of that read.
 struct LibraryRules {
-  std::string_view target;  // "oneDNN", "cuBLASLt/cuDNN"
+  std::string_view target;  // "oneDNN/BLAS", "cuBLASLt/cuDNN"
   // "" when the library applies `next` after the post-ops `taken` to the
   // value of `library`; otherwise why not. Null: every post-op.
   std::string (*refuse)(const Graph& g, NodeId library, std::span<const PostOp> taken, const PostOp& next) = nullptr;
@@ -43,8 +44,9 @@ struct LibraryRules {
   bool (*reads)(const Graph& g, const Node& library, size_t operand) = nullptr;
 };
 
-// The CPU's rules: oneDNN applies every post-op and reads every layout (the
-// default everywhere).
+// The CPU's rules: oneDNN applies every post-op and reads every layout;
+// a float64 matmul, a BLAS call, applies none and reads matrices with a
+// unit stride along one axis (the default everywhere).
 const LibraryRules& cpu_library_rules();
 
 // `g` with each library operand that `rules` cannot read replaced by a

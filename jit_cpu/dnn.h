@@ -36,6 +36,11 @@ namespace braze::dnn {
 bool available();
 std::string version();
 
+// The BLAS that runs float64 matmul ("OpenBLAS 0.3.21 ..."), "" where
+// braze was built without one (then float64 matmul runs on the reference
+// interpreter).
+std::string blas();
+
 // The instruction set oneDNN's kernels use here ("avx512_core_bf16",
 // "avx2", ...; DNNL_MAX_CPU_ISA caps it), "" without oneDNN.
 std::string isa();

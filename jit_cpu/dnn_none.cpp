@@ -13,6 +13,8 @@ std::string version() { return "not built in (install libdnnl-dev and rebuild): 
 
 std::string isa() { return ""; }
 
+std::string blas() { return ""; }
+
 bool runs_bfloat16() { return false; }
 
 Prepared prepare(const Graph&, const FusedGroup&) {

@@ -11,6 +11,7 @@
 #include "graph/check.h"
 #include "graph/log.h"
 #include "graph/lru.h"
+#include "jit_cpu/blas_matmul.h"
 #include "jit_cpu/dnn.h"
 #include "jit_cpu/dnn_call.h"
 #include "jit_cpu/dnn_packing.h"
@@ -110,11 +111,17 @@ struct Entry {
   std::optional<dnnl::reorder> pack;
   memory::desc packed_md;
   int64_t packed_bytes = 0, scratch_bytes = 0;  // what a run is handed (RunMemory)
+  bool blas = false;  // a float64 matmul, run by the BLAS (blas_matmul.h), no primitive
 };
 
 namespace {
 
 void create(const Call& c, Entry& e) {
+  if (c.op == Op::MatMul && c.dtype == DType::Float64) {
+    e.error = blas_why_not(c);
+    e.blas = e.error.empty();
+    return;
+  }
   if (!data_type(c.dtype) || c.a.dtype != c.dtype || c.b.dtype != c.dtype) {
     e.error = std::string("oneDNN runs float32 and bfloat16 here, not ") + std::string(name(c.dtype));
     return;
@@ -299,6 +306,10 @@ void run(const Prepared& p, const Graph& g, const FusedGroup& group,
   BRAZE_ASSERT((e.packed_bytes == 0 || mem.packed) && (e.scratch_bytes == 0 || mem.scratch),
                "dnn::run: no memory for ", e.packed_bytes, " packed and ", e.scratch_bytes, " scratchpad bytes");
   Call c = describe_call(g, group);
+  if (e.blas) {
+    blas_matmul(c, buffer(c.a.base), buffer(c.b.base), out);
+    return;
+  }
   dnnl::engine& eng = cpu_engine();
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, memory(e.a_md, eng, address(buffer(c.a.base), c.a))},

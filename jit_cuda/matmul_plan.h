@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fusion/blas_layout.h"
 #include "fusion/partition.h"
 #include "jit_cuda/library_epilogue.h"
 
@@ -49,21 +50,9 @@ namespace braze::cuda {
 // views' offsets in bytes over every call, and the bias pointer the
 // heuristic sees has the bias's.
 
-// One matrix as cublasLtMatrixLayoutCreate takes it, and its batch.
-struct LtMatrix {
-  int64_t rows = 0, cols = 0, ld = 0;
-  int64_t batch_stride = 0;  // elements between the matrices of one call's batch; 0: the same one
-};
-
-// How cuBLASLt reads braze's matrix X [rows, cols] (element (i, j) at
-// i * rs + j * cs) as a column-major S with op(S) = X^T: `transposed` is
-// CUBLAS_OP_T; nullopt when no leading dimension describes X (only
-// CUBLAS_OP_N when `may_transpose` is false).
-struct ColumnMajor {
-  bool transposed = false;
-  LtMatrix matrix;
-};
-std::optional<ColumnMajor> transposed_view(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool may_transpose);
+// One matrix as cublasLtMatrixLayoutCreate takes it, and its batch; how
+// braze's matrices are read as one: transposed_view (fusion/blas_layout.h).
+using LtMatrix = BlasMatrix;
 
 enum class LtEpilogue : uint8_t { Default, Bias, Relu, ReluBias, Gelu, GeluBias };
 std::string_view name(LtEpilogue e);

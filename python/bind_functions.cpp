@@ -152,6 +152,7 @@ void bind_runtime(nb::module_& m) {
     d["library"] = dnn::version();
     d["isa"] = dnn::isa();
     d["bfloat16"] = dnn::runs_bfloat16();
+    d["blas"] = dnn::blas();  // float64 matmul's; "" without one
     return d;
   });
   // The bounded caches against their bounds (Note [Bounded caches]; `braze doctor`): for tests.

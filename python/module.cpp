@@ -70,7 +70,7 @@ NB_MODULE(_core, m) {
   braze::set_compute_hooks(&braze::py::kGilHooks);
   // Python's references are exact: what a realize finds held, user code
   // holds (Note [Held values are kept]).
-  braze::Runtime::get().set_keep_held_values(true);
+  braze::set_keep_held_values(true);
   auto cls = braze::py::bind_tensor(m);
   braze::py::bind_functions(m, cls);
 }

@@ -108,13 +108,6 @@ class Runtime {
   bool poison() const { return poison_; }
   // In-place writes into realized storage (Note [Storage versions]).
   StorageVersions& storage_versions() { return storage_versions_; }
-  // Whether a realize keeps the lazy values something else holds (Note
-  // [Held values are kept]). Off by default: a C++ full-expression keeps
-  // its temporaries alive until it ends, so in `realize({f(g(x))})` every
-  // intermediate looks held. Python's references are exact (a temporary
-  // dies once the call that takes it returns), and its module turns it on.
-  bool keep_held_values() const { return keep_held_values_.load(std::memory_order_relaxed); }
-  void set_keep_held_values(bool on) { keep_held_values_.store(on, std::memory_order_relaxed); }
 
   // Tensors created without an explicit device go here. Set by the
   // bz.device(...) scope; per thread, so scopes on different threads nest
@@ -133,7 +126,6 @@ class Runtime {
   StorageVersions storage_versions_;
   bool poison_;
   bool arena_;
-  std::atomic<bool> keep_held_values_{false};
 };
 
 }  // namespace braze

@@ -2,7 +2,16 @@
 // (Note [Held values are kept]).
 #include "runtime/lower.h"
 
+#include <atomic>
+
 namespace braze {
+
+namespace {
+std::atomic<bool> keep{false};
+}  // namespace
+
+bool keep_held_values() { return keep.load(std::memory_order_relaxed); }
+void set_keep_held_values(bool on) { keep.store(on, std::memory_order_relaxed); }
 
 std::vector<Tensor> held_values(const Walk& w, std::span<const Tensor> roots) {
   const size_t n = w.order.size();

@@ -101,11 +101,15 @@ Walk walk(std::span<const Tensor> roots, LowerOptions options, bool with_key);
 // leaves are never kept: they cost nothing to redo. The roots gain the
 // kept values, so the program's key and outputs include them: the loop
 // above is one program, replayed. (The reference backend, a checking
-// mode, keeps only what it was asked for.) The Python front end turns it
-// on (Runtime::set_keep_held_values: in C++ a full-expression's
-// temporaries would look held).
+// mode, keeps only what it was asked for.)
+// Off by default: a C++ full-expression keeps its temporaries alive until
+// it ends, so in `realize({f(g(x))})` every intermediate looks held.
+// Python's references are exact (a temporary dies once the call that
+// takes it returns), and its module turns it on (set_keep_held_values).
 inline constexpr uint32_t kKeepDepth = 16;
 std::vector<Tensor> held_values(const Walk& w, std::span<const Tensor> roots);
+bool keep_held_values();
+void set_keep_held_values(bool on);
 Lowered lower(const Walk& w, std::span<const Tensor> roots);
 
 // Whether a Const with this dtype and value is structure rather than a

@@ -72,7 +72,7 @@ std::vector<Array> evaluate(std::vector<Tensor>& roots, std::span<const Array> o
   } else {
     MemoryOptions memory{.arena = rt.arena(), .poison = rt.poison()};
     Walk w = walk(roots, {.scalars_as_inputs = true}, /*with_key=*/true);
-    if (out.empty() && rt.keep_held_values())
+    if (out.empty() && keep_held_values())
       if (std::vector<Tensor> held = held_values(w, roots); !held.empty()) {
         rt.stats().values_kept.fetch_add(static_cast<int64_t>(held.size()), std::memory_order_relaxed);
         roots.insert(roots.end(), held.begin(), held.end());

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-apt_packages=(build-essential cmake git libgtest-dev nlohmann-json3-dev libxbyak-dev libxxhash-dev libzydis-dev libcli11-dev libdnnl-dev pkg-config python3-venv)
+apt_packages=(build-essential cmake git libgtest-dev nlohmann-json3-dev libxbyak-dev libxxhash-dev libzydis-dev libcli11-dev libdnnl-dev libopenblas-openmp-dev pkg-config python3-venv)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -130,7 +130,8 @@ nlohmann::json facts() {
            {{"onednn", dnn::available()},
             {"library", dnn::version()},
             {"isa", dnn::available() ? nlohmann::json(dnn::isa()) : nlohmann::json(nullptr)},
-            {"bfloat16", dnn::runs_bfloat16()}}},
+            {"bfloat16", dnn::runs_bfloat16()},
+            {"float64_blas", dnn::blas().empty() ? nlohmann::json(nullptr) : nlohmann::json(dnn::blas())}}},
           {"cuda_backend", BRAZE_HAVE_CUDA_BACKEND != 0},
           {"cuda", cuda},
           {"cuda_driver_version", devices.value("driver_version", nlohmann::json(nullptr))},
@@ -165,6 +166,9 @@ void doctor(const std::string& format, std::ostream& out) {
   if (lib["onednn"])
     out << ", its kernels for " << lib["isa"].get<std::string>() << "; bfloat16 "
         << (lib["bfloat16"] ? "through it" : "on the reference interpreter (oneDNN 2.6 needs AVX-512)");
+  out << "; float64 matmul "
+      << (lib["float64_blas"].is_null() ? "on the reference interpreter (built without OpenBLAS)"
+                                        : "through " + lib["float64_blas"].get<std::string>());
   out << "\n";
   for (const nlohmann::json& lib : f["cuda"]) {
     out << lib["library"].get<std::string>() << ": ";

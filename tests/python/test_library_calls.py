@@ -402,3 +402,70 @@ def test_a_weight_written_through_dlpack_is_packed_again():
     shared = np.from_dlpack(tw)  # read-only in NumPy; PyTorch's would be writable:
     ctypes.memmove(shared.ctypes.data, np.ascontiguousarray(w2, np.float32).ctypes.data, shared.nbytes)
     close((tx @ tw).numpy(), x.astype(np.float64) @ w2, 24)
+
+
+# --- float64: a BLAS call (jit_cpu/blas_matmul.h) ------------------------------
+
+needs_blas = pytest.mark.skipif(os.environ.get("BRAZE_BACKEND") == "reference" or not bz._core._library_calls()["blas"],
+                                reason="braze built without oneDNN and OpenBLAS, or the reference backend")
+
+
+def f64(shape, seed):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+@needs_blas
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES, ids=str)
+def test_float64_matmul_is_a_blas_call_matching_numpy(sa, sb):
+    # Issue 22: float64 matmul ran on the reference interpreter, silently
+    # (256x256 A @ A: 144 ms against NumPy's 0.67).
+    a, b = f64(sa, 1), f64(sb, 2)
+    before = bz.stats()["library_calls_reference"]
+    got = (bz.tensor(a) @ bz.tensor(b)).numpy()
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, a @ b, rtol=1e-12, atol=1e-12)
+    empty = 0 in sa or 0 in sb  # an empty sum is written by the reference: nothing to compute
+    assert empty or bz.stats()["library_calls_reference"] == before
+
+
+@needs_blas
+@pytest.mark.parametrize("layout", ["a.T", "b.T", "both.T", "sliced", "stepped", "negative", "broadcast_batch"])
+def test_float64_matmul_reads_views_or_copies_them(layout):
+    a, b = f64((3, 9, 12), 3), f64((3, 12, 9), 4)
+    A, B = bz.tensor(a), bz.tensor(b)
+    x, y, want = {
+        "a.T": lambda: (bz.permute_dims(A, (0, 2, 1))[:, :9, :], B[:, :9, :], np.transpose(a, (0, 2, 1))[:, :9] @ b[:, :9]),
+        "b.T": lambda: (A[:, :, :9], bz.permute_dims(B, (0, 2, 1)), a[:, :, :9] @ np.transpose(b, (0, 2, 1))),
+        "both.T": lambda: (A.mT, B.mT, np.swapaxes(a, 1, 2) @ np.swapaxes(b, 1, 2)),
+        "sliced": lambda: (A[1, 2:7, 1:10], B[2, 1:10, :5], a[1, 2:7, 1:10] @ b[2, 1:10, :5]),
+        "stepped": lambda: (A[0, :, ::2], B[0, ::2, :], a[0, :, ::2] @ b[0, ::2, :]),  # a copy first
+        "negative": lambda: (A[0, ::-1], B[0], a[0, ::-1] @ b[0]),
+        "broadcast_batch": lambda: (A[None, :, :, :], B[0], a[None] @ b[0]),
+    }[layout]()
+    before = bz.stats()["library_calls_reference"]
+    np.testing.assert_allclose((x @ y).numpy(), want, rtol=1e-12, atol=1e-12)
+    assert bz.stats()["library_calls_reference"] == before
+
+
+@needs_blas
+def test_float64_matmul_epilogue_is_a_generated_kernel_after_the_call():
+    x, w, b = f64((17, 30), 5), f64((30, 11), 6), f64(11, 7)
+    text = bz.explain(bz.relu(bz.tensor(x) @ bz.tensor(w) + bz.tensor(b)))
+    assert "BLAS call, which applies no post-ops" in text, text
+    before = bz.stats()
+    got = bz.gelu(bz.tensor(x) @ bz.tensor(w) + bz.tensor(b)).numpy()
+    np.testing.assert_allclose(got, 0.5 * (x @ w + b) * (1 + _erf((x @ w + b) / np.sqrt(2))), rtol=1e-12, atol=1e-12)
+    after = bz.stats()
+    assert after["library_calls_reference"] == before["library_calls_reference"]
+    assert after["kernels_interpreted"] == before["kernels_interpreted"]
+    assert after["kernels_launched"] - before["kernels_launched"] == 2  # the call and one fused kernel
+
+
+@needs_blas
+def test_float64_matmul_of_special_values():
+    a = np.array([[np.inf, 1.0], [np.nan, -0.0], [-0.0, -0.0]])
+    b = np.array([[0.0, 1.0], [2.0, -0.0]])
+    got = (bz.tensor(a) @ bz.tensor(b)).numpy()
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(a @ b))
+        np.testing.assert_array_equal(got[~np.isnan(got)], (a @ b)[~np.isnan(a @ b)])
