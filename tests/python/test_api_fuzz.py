@@ -442,7 +442,9 @@ def _elementwise(op, args):
         for d in dts[1:]:
             ct = _promote(ct, d)
         ct = "float32" if ct in ("float16", "bfloat16") else ct  # compared exactly as float32
-        vals = [_as(a, ct) for a in args]
+        # A Python number takes its weak dtype first, as NumPy's (NEP 50):
+        # float16 inf != 2**63 - 1 is False, the int being inf in float16.
+        vals = [_as(_as(a, d), ct) for a, d in zip(args, dts)]
     elif op["api"] == "where":
         for a, d in zip(args[1:], dts[1:]):
             if isinstance(a, int) and not isinstance(a, bool) and d not in FLOATS and d != "bool" and not (
