@@ -74,6 +74,12 @@ FoldClass fold_class(Op op, DType t) {
     case Op::Ge:
     case Op::LogicalAnd:
     case Op::LogicalOr:
+    case Op::BitwiseInvert:
+    case Op::BitwiseAnd:
+    case Op::BitwiseOr:
+    case Op::BitwiseXor:
+    case Op::LeftShift:
+    case Op::RightShift:
     case Op::Where: return FoldClass::Exact;
     case Op::Add:
     case Op::Sub:

@@ -113,6 +113,10 @@ NodeId Graph::apply(Op op, std::span<const NodeId> inputs, Attr attr) {
     types.push_back({nodes_[i].dtype, nodes_[i].shape()});
   }
   TypeShape t = infer(op, types, attr);
+  // NumPy's invert of a bool is its logical not. Kernels and the reference
+  // compute integer ops on bools as the integers 0 and 1, where ~1 is -2
+  // (true): the op is recorded as what it means.
+  if (op == Op::BitwiseInvert && t.dtype == DType::Bool) return apply(Op::LogicalNot, inputs, std::move(attr));
   Node n{op, t.dtype, View::contiguous(t.shape), {inputs.begin(), inputs.end()}, std::move(attr)};
   if (is_elementwise(op)) {
     // Element-wise inputs all have the result's shape: implicit broadcasting

@@ -51,6 +51,13 @@ DType result_dtype(Op op, std::span<const TypeShape> in, const Attr& attr) {
     case DTypeRule::PromoteNumeric:
     case DTypeRule::MatMul: return reject_bool(promote_all(in));
     case DTypeRule::PromoteFloat: return to_float(promote_all(in));
+    case DTypeRule::Bitwise:
+    case DTypeRule::Shift: {
+      DType t = promote_all(in);
+      BRAZE_CHECK(!is_float(t), api, ": not supported for float inputs, only integers and bool (", describe(in), ")");
+      // NumPy has no shift of bools: they promote to int8 (True << True is 2).
+      return info(op).dtype_rule == DTypeRule::Shift && t == DType::Bool ? DType::Int8 : t;
+    }
     case DTypeRule::Select:
       BRAZE_CHECK(in[0].dtype == DType::Bool, api, ": the condition must be bool, got ",
                   name(in[0].dtype));

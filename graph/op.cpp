@@ -26,6 +26,7 @@ std::string_view name(DTypeRule r) {
     BRAZE_RULE(Given) BRAZE_RULE(Same) BRAZE_RULE(SameNumeric) BRAZE_RULE(SameNonEmpty)
     BRAZE_RULE(ToFloat) BRAZE_RULE(ToBool) BRAZE_RULE(Cast) BRAZE_RULE(Promote)
     BRAZE_RULE(PromoteNumeric) BRAZE_RULE(PromoteFloat) BRAZE_RULE(Compare) BRAZE_RULE(Logical)
+    BRAZE_RULE(Bitwise) BRAZE_RULE(Shift)
     BRAZE_RULE(Select) BRAZE_RULE(Accumulate) BRAZE_RULE(Index) BRAZE_RULE(MatMul) BRAZE_RULE(Conv)
 #undef BRAZE_RULE
   }

@@ -32,6 +32,8 @@ enum class DTypeRule : uint8_t {
   PromoteFloat,    // promote, then as ToFloat
   Compare,         // inputs promoted, result bool
   Logical,         // inputs read as truth values, result bool
+  Bitwise,         // promote; integers and bool only (bool & bool is bool)
+  Shift,           // promote; integers and bool only; bool becomes int8, as NumPy's shifts
   Select,          // where(bool cond, a, b): promote(a, b)
   Accumulate,      // ints and bool sum into int64; floats keep their type
   Index,           // int64 position; reduced axes must not be empty

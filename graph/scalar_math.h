@@ -84,6 +84,16 @@ struct IsInf {
   }
 };
 struct LogicalNot { template <class T> BRAZE_HD bool operator()(T x) const { return !(x != 0); } };
+// Bitwise ops take integers and bool only (DTypeRule::Bitwise, Shift); the
+// float branches are never reached, but the reference instantiates every
+// functor for double. A bool's invert is logical_not: Graph::apply records
+// it so, since bools compute as the integers 0 and 1, where ~1 is -2.
+struct BitwiseInvert {
+  template <class T> BRAZE_HD T operator()(T x) const {
+    if constexpr (kIsFloat<T>) return nan_value<T>();
+    else return T(~x);
+  }
+};
 // Cast and Copy move a value unchanged; the conversion happens on store.
 struct Cast { template <class T> BRAZE_HD T operator()(T x) const { return x; } };
 struct Copy { template <class T> BRAZE_HD T operator()(T x) const { return x; } };
@@ -147,6 +157,32 @@ struct Gt { template <class T> BRAZE_HD bool operator()(T a, T b) const { return
 struct Ge { template <class T> BRAZE_HD bool operator()(T a, T b) const { return a >= b; } };
 struct LogicalAnd { template <class T> BRAZE_HD bool operator()(T a, T b) const { return a != 0 && b != 0; } };
 struct LogicalOr { template <class T> BRAZE_HD bool operator()(T a, T b) const { return a != 0 || b != 0; } };
+// Note [Shift counts]
+// NumPy's shifts (npy_lshift, npy_rshift in numpy/_core/include/numpy/
+// npy_math.h) define what C leaves undefined: a count outside [0, width)
+// of the computing type, a negative one read as unsigned, shifts every bit
+// out: 0, or -1 for >> of a negative value; >> is arithmetic. Computed in
+// any type at least as wide as the dtype and wrapped to it (the reference
+// computes in int64, 32-bit kernel lanes hold int8 sign-extended) this
+// gives the same bits: the bits a narrow dtype keeps are shifted out for
+// every count past its width too, and a sign-extended value shifted right
+// past its width is its sign.
+struct BitwiseAnd { template <class T> BRAZE_HD T operator()(T a, T b) const { if constexpr (kIsFloat<T>) return nan_value<T>(); else return T(a & b); } };
+struct BitwiseOr { template <class T> BRAZE_HD T operator()(T a, T b) const { if constexpr (kIsFloat<T>) return nan_value<T>(); else return T(a | b); } };
+struct BitwiseXor { template <class T> BRAZE_HD T operator()(T a, T b) const { if constexpr (kIsFloat<T>) return nan_value<T>(); else return T(a ^ b); } };
+struct LeftShift {
+  template <class T> BRAZE_HD T operator()(T a, T b) const {
+    if constexpr (kIsFloat<T>) return nan_value<T>();
+    else return Wide(b) < 8 * sizeof(T) ? T(Wide(a) << Wide(b)) : T(0);
+  }
+};
+struct RightShift {
+  template <class T> BRAZE_HD T operator()(T a, T b) const {
+    if constexpr (kIsFloat<T>) return nan_value<T>();
+    else if (Wide(b) < 8 * sizeof(T)) return T(a >> b);  // arithmetic for signed T (C++20; every compiler before)
+    else return T(a >> (8 * sizeof(T) - 1) >> 1);  // every bit out: the sign, 0 for unsigned T
+  }
+};
 
 // Ternary.
 struct Where { template <class T> BRAZE_HD T operator()(bool c, T a, T b) const { return c ? a : b; } };

@@ -73,6 +73,23 @@ void RowKernelGen<Vmm>::compute_int(const KernelOp& op, const Vmm& d, const Vmm&
       if (q) longs_.max(d, a, s0, s1);
       else vpmaxsd(d, a, s0);
       return;
+    // Bits of lanes that hold the value sign- or zero-extended are the
+    // value's bits, extended: fit() wraps a uint8 result back to 8 bits.
+    case Op::BitwiseAnd: vandps(d, a, b); return;
+    case Op::BitwiseOr: vorps(d, a, b); return;
+    case Op::BitwiseXor: vxorps(d, a, b); return;
+    case Op::BitwiseInvert: vxorps(d, a, k_.bits_of(0xffffffff)); return;
+    // Note [Shift counts] (graph/scalar_math.h): vpsllv and vpsrav read a
+    // count as unsigned and shift every bit out past the lane's width,
+    // which is NumPy's rule, and the lane is at least as wide as the dtype.
+    case Op::LeftShift:
+      if (q) vpsllvq(d, a, b);
+      else vpsllvd(d, a, b);
+      return;
+    case Op::RightShift:
+      if (q) longs_.shift_right(d, a, b, s0, s1);
+      else vpsravd(d, a, b);
+      return;
     case Op::Floor:
     case Op::Ceil:
     case Op::Round: vmovaps(d, a); return;  // integers are whole

@@ -67,6 +67,22 @@ class LongOps {
     }
   }
 
+  // NumPy's x >> n (Note [Shift counts] in graph/scalar_math.h):
+  // arithmetic; a count past 63, or a negative one (read as unsigned, as
+  // vpsravq and vpsrlvq read it), gives x's sign. AVX2 has no vpsravq:
+  // (x ^ sign) shifted logically, ^ sign again. s and t must not be dst,
+  // x or n.
+  void shift_right(const R& dst, const R& x, const R& n, const R& s, const R& t) {
+    if constexpr (kZmm) {
+      c_.vpsravq(dst, x, n);
+    } else {
+      ints_.negative(s, x, Width::k64);
+      c_.vpxor(t, x, s);
+      c_.vpsrlvq(t, t, n);
+      c_.vpxor(dst, t, s);
+    }
+  }
+
   // The sign of x, -1, 0 or 1. s must not be x.
   void sign(const R& dst, const R& x, const R& s) {
     if constexpr (kZmm) {

@@ -34,18 +34,15 @@ void bind_elementwise(nb::module_& m, nb::class_<Tensor>& cls) {
   }
 }
 
-// &, | and ~ are braze's logical ops: bool in, bool out, as NumPy's are on
-// bools. On integers NumPy's are bitwise, which braze has no op for yet
-// (issue 22): an error naming the operator and dtype, never a logical
-// answer where a bitwise one was meant ([1, 2, 12] & [3, 1, 10] gave
-// [True, True, True] for NumPy's [1, 0, 8]).
-Operand logical_operand(const char* symbol, Operand x) {
-  const bool is_bool = x.tensor() ? x.tensor()->dtype() == DType::Bool : x.scalar()->kind == DTypeKind::Bool;
-  if (!is_bool)
-    throw nb::type_error(detail::concat(symbol, ": braze's & | ~ are logical and take bool operands only; got ",
-                                        x.tensor() ? std::string(name(x.tensor()->dtype())) : "a Python number",
-                                        " (bitwise operations on integers are not supported yet; for a truth "
-                                        "value use bz.logical_and, bz.logical_or, bz.logical_not)")
+// & | ^ ~ << >> are NumPy's bitwise ops: on integers and bools (bool & bool
+// is bool), a TypeError naming the operator and the dtype on floats, as
+// NumPy's ("ufunc 'bitwise_and' not supported for the input types") where
+// the op's own dtype rule would say ValueError.
+Operand bitwise_operand(const char* symbol, Op op, Operand x) {
+  const bool real = x.tensor() ? is_float(x.tensor()->dtype()) : x.scalar()->kind == DTypeKind::Float;
+  if (real)
+    throw nb::type_error(detail::concat(symbol, ": ", info(op).api, " takes integers and bools, not ",
+                                        x.tensor() ? std::string(name(x.tensor()->dtype())) : "a Python float")
                              .c_str());
   return x;
 }
@@ -61,15 +58,22 @@ void bind_operators(nb::class_<Tensor>& cls) {
       {"__add__", "__radd__", Op::Add},          {"__sub__", "__rsub__", Op::Sub},
       {"__mul__", "__rmul__", Op::Mul},          {"__truediv__", "__rtruediv__", Op::Div},
       {"__pow__", "__rpow__", Op::Pow},          {"__mod__", "__rmod__", Op::Mod},
-      {"__and__", "__rand__", Op::LogicalAnd},   {"__or__", "__ror__", Op::LogicalOr},
+      {"__and__", "__rand__", Op::BitwiseAnd},   {"__or__", "__ror__", Op::BitwiseOr},
+      {"__xor__", "__rxor__", Op::BitwiseXor},   {"__lshift__", "__rlshift__", Op::LeftShift},
+      {"__rshift__", "__rrshift__", Op::RightShift},
       {"__lt__", nullptr, Op::Lt},               {"__le__", nullptr, Op::Le},
       {"__gt__", nullptr, Op::Gt},               {"__ge__", nullptr, Op::Ge},
       {"__eq__", nullptr, Op::Eq},               {"__ne__", nullptr, Op::Ne},
   };
   for (const Dunder& d : kDunders) {
     Op op = d.op;
-    const char* symbol = op == Op::LogicalAnd ? "&" : op == Op::LogicalOr ? "|" : nullptr;
-    auto operand = [symbol](Operand x) { return symbol ? logical_operand(symbol, std::move(x)) : x; };
+    const char* symbol = op == Op::BitwiseAnd   ? "&"
+                         : op == Op::BitwiseOr  ? "|"
+                         : op == Op::BitwiseXor ? "^"
+                         : op == Op::LeftShift  ? "<<"
+                         : op == Op::RightShift ? ">>"
+                                                : nullptr;
+    auto operand = [symbol, op](Operand x) { return symbol ? bitwise_operand(symbol, op, std::move(x)) : x; };
     cls.def(d.name, [op, operand](const Tensor& a, nb::handle b) {
       return record(op, {operand(Operand(a)), operand(to_operand(b))});
     }, nb::is_operator());
@@ -80,7 +84,9 @@ void bind_operators(nb::class_<Tensor>& cls) {
   }
   cls.def("__neg__", [](const Tensor& x) { return negative(x); });
   cls.def("__abs__", [](const Tensor& x) { return abs(x); });
-  cls.def("__invert__", [](const Tensor& x) { return logical_not(*logical_operand("~", x).tensor()); });
+  cls.def("__invert__", [](const Tensor& x) {
+    return bitwise_invert(*bitwise_operand("~", Op::BitwiseInvert, x).tensor());
+  });
   cls.def("__matmul__", [](const Tensor& a, nb::handle b) { return matmul(a, to_tensor(b)); }, nb::is_operator());
   cls.def("__rmatmul__", [](const Tensor& a, nb::handle b) { return matmul(to_tensor(b), a); }, nb::is_operator());
 }

@@ -48,6 +48,11 @@ inline Tensor operator<(const Tensor& a, const Operand& b) { return less(a, b); 
 inline Tensor operator<=(const Tensor& a, const Operand& b) { return less_equal(a, b); }
 inline Tensor operator>(const Tensor& a, const Operand& b) { return greater(a, b); }
 inline Tensor operator>=(const Tensor& a, const Operand& b) { return greater_equal(a, b); }
+inline Tensor operator&(const Tensor& a, const Operand& b) { return bitwise_and(a, b); }
+inline Tensor operator|(const Tensor& a, const Operand& b) { return bitwise_or(a, b); }
+inline Tensor operator^(const Tensor& a, const Operand& b) { return bitwise_xor(a, b); }
+inline Tensor operator<<(const Tensor& a, const Operand& b) { return bitwise_left_shift(a, b); }
+inline Tensor operator>>(const Tensor& a, const Operand& b) { return bitwise_right_shift(a, b); }
 inline Tensor operator&&(const Tensor& a, const Operand& b) { return logical_and(a, b); }
 inline Tensor operator||(const Tensor& a, const Operand& b) { return logical_or(a, b); }
 inline Tensor operator+(Scalar a, const Tensor& b) { return add(a, b); }
@@ -56,6 +61,7 @@ inline Tensor operator*(Scalar a, const Tensor& b) { return multiply(a, b); }
 inline Tensor operator/(Scalar a, const Tensor& b) { return divide(a, b); }
 inline Tensor operator-(const Tensor& x) { return negative(x); }
 inline Tensor operator!(const Tensor& x) { return logical_not(x); }
+inline Tensor operator~(const Tensor& x) { return bitwise_invert(x); }
 // Element-wise comparison, as in NumPy (not identity).
 inline Tensor eq(const Operand& a, const Operand& b) { return equal(a, b); }
 

@@ -239,7 +239,9 @@ Tensor arange(Scalar start, Scalar stop, Scalar step, std::optional<DType> dtype
     store_double(t, second_bits, 0, second.real);
     double first = load_double(t, first_bits, 0), next = load_double(t, second_bits, 0);
     double delta = t == DType::Float64 ? next - first : static_cast<double>(static_cast<float>(next - first));
-    attr.reals = {first, delta};
+    // One element converts no second value, as in NumPy, and has no step:
+    // an infinite one (a float16 second value past 65504) made it 0 * inf.
+    attr.reals = {first, length > 1 ? delta : 0.0};
   } else {
     // As NumPy's int(x): a float truncates, and the value must fit t.
     auto as_int = [](const Scalar& v) {

@@ -282,3 +282,8 @@ def _export_core_functions():
 
 
 _export_core_functions()
+
+# NumPy's names for the array API's bitwise_invert and shifts.
+bitwise_not = invert = bitwise_invert  # noqa: F821 (exported from _core above)
+left_shift = bitwise_left_shift  # noqa: F821
+right_shift = bitwise_right_shift  # noqa: F821

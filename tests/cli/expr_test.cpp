@@ -16,7 +16,7 @@ namespace {
 const std::vector<ExprInput> kInputs = {
     {"x", DType::Float32, {3, 4}}, {"y", DType::Float32, {3, 4}}, {"v", DType::Float32, {4}},
     {"c", DType::Bool, {3, 4}},    {"img", DType::Float32, {1, 2, 5, 5}}, {"w", DType::Float32, {3, 2, 3, 3}},
-    {"labels", DType::Int64, {3}},
+    {"labels", DType::Int64, {3}},       {"i", DType::Int32, {3, 4}},     {"j", DType::Int32, {3, 4}},
 };
 
 bool has_op(const Graph& g, Op op) {
@@ -52,7 +52,9 @@ TEST(Expr, EveryOpOfTheTableIsReachable) {
     std::string expr;
     if (info.builder == Builder::Auto) {
       const char* args[] = {"", "(x)", "(x, y)", "(c, x, y)"};
-      expr = std::string(info.api) + args[info.arity];
+      const char* int_args[] = {"", "(i)", "(i, j)", ""};  // the bitwise ops take no floats
+      const bool ints = info.dtype_rule == DTypeRule::Bitwise || info.dtype_rule == DTypeRule::Shift;
+      expr = std::string(info.api) + (ints ? int_args : args)[info.arity];
     } else {
       auto it = kHandExamples.find(op);
       ASSERT_NE(it, kHandExamples.end()) << "no --expr example for " << info.name << ": add one, and to docs/cli.md";

@@ -93,6 +93,21 @@ TEST(ApiScalars, PythonScalarsAreWeak) {
   EXPECT_EQ(values(where(from_vector<int32_t>({0, 3}, {2}), 1.0, -1.0)), (std::vector<double>{-1, 1}));
 }
 
+TEST(ApiOperators, BitwiseOperatorsAreNumPys) {
+  Tensor a = from_vector<int32_t>({1, 2, 12}, {3}), b = from_vector<int32_t>({3, 1, 10}, {3});
+  EXPECT_EQ((a & b).to_vector<int64_t>(), (std::vector<int64_t>{1, 0, 8}));
+  EXPECT_EQ((a | b).to_vector<int64_t>(), (std::vector<int64_t>{3, 3, 14}));
+  EXPECT_EQ((a ^ b).to_vector<int64_t>(), (std::vector<int64_t>{2, 3, 6}));
+  EXPECT_EQ((~a).to_vector<int64_t>(), (std::vector<int64_t>{-2, -3, -13}));
+  EXPECT_EQ((a << 30).to_vector<int64_t>(), (std::vector<int64_t>{1 << 30, INT32_MIN, 0}));
+  EXPECT_EQ((-a >> 40).to_vector<int64_t>(), (std::vector<int64_t>{-1, -1, -1}));  // past the width: the sign
+  Tensor t = from_vector<bool>({true, false}, {2});
+  EXPECT_EQ((~t).dtype(), DType::Bool);
+  EXPECT_EQ((~t).to_vector<int64_t>(), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ((t << t).dtype(), DType::Int8);
+  EXPECT_TRUE(contains(error_of<std::invalid_argument>([] { (void)(m23() & 1); }), "bitwise_and: not supported for float"));
+}
+
 TEST(ApiScalars, NegativeZeroConstantIsNotPositiveZero) {
   // Two constants that compare equal as doubles but differ in sign, in one graph.
   Tensor pos = divide(1.0, full({2}, 0.0));

@@ -42,6 +42,12 @@ std::optional<DType> expected_dtype(DTypeRule rule, std::span<const DType> in, c
     case DTypeRule::PromoteNumeric:
     case DTypeRule::MatMul: return no_bool(promote_all(in));
     case DTypeRule::PromoteFloat: return floated(promote_all(in));
+    case DTypeRule::Bitwise:
+    case DTypeRule::Shift: {
+      DType t = promote_all(in);
+      if (is_float(t)) return std::nullopt;
+      return rule == DTypeRule::Shift && t == kBool ? DType::Int8 : t;  // NumPy shifts bools as int8
+    }
     case DTypeRule::Select:
       if (in[0] != kBool) return std::nullopt;
       return promote_all(in.subspan(1));

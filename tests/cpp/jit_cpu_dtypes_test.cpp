@@ -48,6 +48,9 @@ TEST(JitCpuDtypes, EveryElementwiseOpDtypeAndLayout) {
           // Exponents small and mostly non-negative, as power's are.
           Tensor x = in_layout(l, ti, static_cast<uint32_t>(17 * o + 3 * i));
           if (op == Op::Pow && i == 1 && t != DType::Bool && !is_float(t)) x = x % 5 - 1;
+          // Shift counts on both sides of the width, some negative (Note [Shift counts]).
+          if ((op == Op::LeftShift || op == Op::RightShift) && i == 1 && t != DType::Bool && !is_float(t))
+            x = x % static_cast<int64_t>(8 * itemsize(t) + 3);
           xs.push_back(x);
         }
         if (xs.size() == 1) return record(op, {xs[0]});
@@ -55,7 +58,11 @@ TEST(JitCpuDtypes, EveryElementwiseOpDtypeAndLayout) {
         return record(op, {xs[0], xs[1], xs[2]});
       };
       SCOPED_TRACE(std::string(info(op).api) + " " + kLayoutNames[li]);
-      Checked f = check_both({apply(DType::Float32)}, 1e-5);
+      Checked f;
+      try {
+        f = check_both({apply(DType::Float32)}, 1e-5);
+      } catch (const std::invalid_argument&) {  // integers and bools only (bitwise ops)
+      }
       for (DType t : kIntegral) {
         SCOPED_TRACE(name(t));
         Tensor y;
@@ -95,7 +102,12 @@ TEST(JitCpuDtypes, EveryElementwiseOpOnFloat64InEveryLayout) {
       for (int i = 0; i < info(op).arity; ++i)
         xs.push_back(in_layout(kLayouts[li], op == Op::Where && i == 0 ? DType::Bool : DType::Float64,
                                static_cast<uint32_t>(17 * o + 3 * i)));
-      Tensor y = record(op, std::span<const Operand>(xs.data(), xs.size()));
+      Tensor y;
+      try {
+        y = record(op, std::span<const Operand>(xs.data(), xs.size()));
+      } catch (const std::invalid_argument&) {  // integers and bools only (bitwise ops)
+        continue;
+      }
       Checked c = check_both({y}, 1e-13);
       EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
       compiled += c.compiled;

@@ -227,7 +227,16 @@ class RandomGraph {
     const bool ints = !is_float(g[a].dtype) && !is_float(g[b].dtype);
     switch (pick(0, 5)) {
       case 0: return g.apply(ints ? Op::Mod : Op::Minimum, {a, b});
-      case 1: return g.apply(Op::Minimum, {a, b});
+      case 1: {  // bitwise ops (integers only); shift counts on both sides of 64, some negative
+        if (!ints) return g.apply(Op::Minimum, {a, b});
+        static constexpr Op kBitwise[] = {Op::BitwiseAnd, Op::BitwiseOr, Op::BitwiseXor,
+                                          Op::LeftShift,  Op::RightShift, Op::BitwiseInvert};
+        Op op = kBitwise[pick(0, 5)];
+        if (op == Op::BitwiseInvert) return g.apply(op, {a});
+        if ((op == Op::LeftShift || op == Op::RightShift) && g[b].dtype != DType::Bool)
+          b = g.apply(Op::Mod, {b, g.broadcast_to(g.constant_int(g[b].dtype, 70), s)});
+        return g.apply(op, {a, b});
+      }
       case 2: {
         if (!ints) return g.apply(Op::Maximum, {a, b});
         static constexpr Op kCompares[] = {Op::Lt, Op::Le, Op::Eq, Op::Ne, Op::Gt, Op::Ge};

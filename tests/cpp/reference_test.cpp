@@ -60,6 +60,13 @@ int64_t py_mod_int(int64_t a, int64_t b) {
   return r != 0 && (r < 0) != (b < 0) ? r + b : r;
 }
 
+// NumPy's shifts of int64 (npy_lshift64, npy_rshift64): a count outside
+// [0, 64) shifts every bit out. Narrower dtypes wrap these int64 results.
+int64_t np_left_shift(int64_t a, int64_t b) {
+  return b < 0 || b >= 64 ? 0 : static_cast<int64_t>(static_cast<uint64_t>(a) << b);
+}
+int64_t np_right_shift(int64_t a, int64_t b) { return b < 0 || b >= 64 ? (a < 0 ? -1 : 0) : a >> b; }
+
 double round_half_even(double x) {
   if (!std::isfinite(x)) return x;
   double f = std::floor(x), d = x - f;
@@ -83,7 +90,7 @@ const std::map<Op, Expected>& expected_values() {
 #define RI(op, expr) \
   {Op::op, {[](const double* a) -> double { return (expr); }, [](const int64_t* a) -> int64_t { return (expr); }}}
 #define RJ(op, rexpr, iexpr) \
-  {Op::op, {[](const double* a) -> double { return (rexpr); }, []([[maybe_unused]] const int64_t* a) -> int64_t { return (iexpr); }}}
+  {Op::op, {[]([[maybe_unused]] const double* a) -> double { return (rexpr); }, []([[maybe_unused]] const int64_t* a) -> int64_t { return (iexpr); }}}
   static const std::map<Op, Expected> table = {
       RJ(Neg, -a[0], wsub(0, a[0])),
       RJ(Abs, std::fabs(a[0]), a[0] < 0 ? wsub(0, a[0]) : a[0]),
@@ -129,6 +136,13 @@ const std::map<Op, Expected>& expected_values() {
       RI(LogicalAnd, a[0] != 0 && a[1] != 0),
       RI(LogicalOr, a[0] != 0 || a[1] != 0),
       RI(Where, a[0] != 0 ? a[1] : a[2]),
+      // Integers and bools only: the real forms are never called.
+      RJ(BitwiseInvert, kNaN, ~a[0]),
+      RJ(BitwiseAnd, kNaN, a[0] & a[1]),
+      RJ(BitwiseOr, kNaN, a[0] | a[1]),
+      RJ(BitwiseXor, kNaN, a[0] ^ a[1]),
+      RJ(LeftShift, kNaN, np_left_shift(a[0], a[1])),
+      RJ(RightShift, kNaN, np_right_shift(a[0], a[1])),
   };
 #undef R
 #undef RI
@@ -259,7 +273,8 @@ bool check_elementwise(Op op, const std::vector<DType>& dtypes, Layout l, const 
   Array got = reference::evaluate(g, inputs, std::vector<NodeId>{out})[0];
   EXPECT_EQ(got.dtype, n.dtype) << what;
   EXPECT_EQ(got.shape, n.shape()) << what;
-  const Expected& e = expected_values().at(op);
+  // n.op, not op: a bool's bitwise_invert is recorded as logical_not.
+  const Expected& e = expected_values().at(n.op);
   bool real = is_float(n.dtype);
   for (DType t : dtypes) real |= is_float(t);
   if (!e.integer) real = true;
@@ -369,6 +384,69 @@ TEST(ReferenceHandComputed, IntegerPower) {
   EXPECT_EQ(ints(r), (std::vector<int64_t>{1024, 0, 1, -1, 1, 1, 27, -8, 1}));
   // Wraps like repeated multiplication in the dtype: 2^7 in int8 is -128.
   EXPECT_EQ(ints(eval(Op::Pow, {DType::Int8, DType::Int8}, {{2, 3}, {7, 5}})), (std::vector<int64_t>{-128, -13}));
+}
+
+TEST(ReferenceHandComputed, BitwiseOps) {
+  EXPECT_EQ(ints(eval(Op::BitwiseAnd, {DType::Int32, DType::Int32}, {{1, 2, 12}, {3, 1, 10}})),
+            (std::vector<int64_t>{1, 0, 8}));
+  EXPECT_EQ(ints(eval(Op::BitwiseOr, {DType::Int8, DType::Int8}, {{1, 2, -128}, {3, 1, 1}})),
+            (std::vector<int64_t>{3, 3, -127}));
+  EXPECT_EQ(ints(eval(Op::BitwiseXor, {DType::UInt8, DType::UInt8}, {{255, 2}, {15, 3}})),
+            (std::vector<int64_t>{240, 1}));
+  // NumPy: invert(uint8 5, 255, 128) = 250, 0, 127; of int8 it is -x - 1.
+  EXPECT_EQ(ints(eval(Op::BitwiseInvert, {DType::UInt8}, {{5, 255, 128}})), (std::vector<int64_t>{250, 0, 127}));
+  EXPECT_EQ(ints(eval(Op::BitwiseInvert, {DType::Int8}, {{5, -128, 127}})), (std::vector<int64_t>{-6, 127, -128}));
+  // A bool's invert is its logical not (recorded as logical_not), and bool & bool is bool.
+  Array b = eval(Op::BitwiseInvert, {DType::Bool}, {{1, 0}});
+  EXPECT_EQ(b.dtype, DType::Bool);
+  EXPECT_EQ(ints(b), (std::vector<int64_t>{0, 1}));
+  Array c = eval(Op::BitwiseXor, {DType::Bool, DType::Bool}, {{1, 1, 0}, {1, 0, 0}});
+  EXPECT_EQ(c.dtype, DType::Bool);
+  EXPECT_EQ(ints(c), (std::vector<int64_t>{0, 1, 0}));
+}
+
+TEST(ReferenceHandComputed, ShiftsAsNumPy) {
+  // NumPy 2.4 on int8 [-5, 5, -128, 127] by counts 7, 8, 9, -1, -8, 100:
+  // a count outside [0, 8) shifts every bit out (0, or -1 for >> of a negative value).
+  const std::vector<double> x{-5, 5, -128, 127};
+  const std::vector<std::pair<int, std::vector<int64_t>>> left{{7, {-128, -128, 0, -128}}, {8, {0, 0, 0, 0}},
+                                                               {-1, {0, 0, 0, 0}}, {100, {0, 0, 0, 0}}};
+  for (const auto& [count, want] : left) {
+    std::vector<double> n(x.size(), count);
+    EXPECT_EQ(ints(eval(Op::LeftShift, {DType::Int8, DType::Int8}, {x, n})), want) << count;
+    EXPECT_EQ(ints(eval(Op::RightShift, {DType::Int8, DType::Int8}, {x, n})), (std::vector<int64_t>{-1, 0, -1, 0}))
+        << count;  // from 7 on, every count leaves the sign
+  }
+  EXPECT_EQ(ints(eval(Op::RightShift, {DType::Int8, DType::Int8}, {{-128, 100, -7}, {1, 2, 1}})),
+            (std::vector<int64_t>{-64, 25, -4}));  // arithmetic: -7 >> 1 is -4
+  // uint8: logical, and 8 or more shifts everything out.
+  EXPECT_EQ(ints(eval(Op::LeftShift, {DType::UInt8, DType::UInt8}, {{5, 255, 128, 1}, {8, 8, 200, 7}})),
+            (std::vector<int64_t>{0, 0, 0, 128}));
+  EXPECT_EQ(ints(eval(Op::RightShift, {DType::UInt8, DType::UInt8}, {{255, 255, 128}, {7, 8, 200}})),
+            (std::vector<int64_t>{1, 0, 0}));
+  // int32 at its width, int64 at and past 64 and by negative counts.
+  EXPECT_EQ(ints(eval(Op::LeftShift, {DType::Int32, DType::Int32}, {{1, 1, 3}, {31, 32, -1}})),
+            (std::vector<int64_t>{-2147483648LL, 0, 0}));
+  EXPECT_EQ(ints(eval(Op::RightShift, {DType::Int32, DType::Int32}, {{-1, -2147483648LL, 5}, {32, 31, 33}})),
+            (std::vector<int64_t>{-1, -1, 0}));
+  EXPECT_EQ(ints(eval(Op::LeftShift, {DType::Int64, DType::Int64}, {{1, 2, 1}, {63, 64, -1}})),
+            (std::vector<int64_t>{std::numeric_limits<int64_t>::min(), 0, 0}));
+  EXPECT_EQ(ints(eval(Op::RightShift, {DType::Int64, DType::Int64}, {{-1, -1, -1, 8}, {64, -1, 63, 65}})),
+            (std::vector<int64_t>{-1, -1, -1, 0}));
+  // Bools shift as int8, as NumPy's: True << True is 2.
+  Array s = eval(Op::LeftShift, {DType::Bool, DType::Bool}, {{1, 1, 0}, {1, 0, 1}});
+  EXPECT_EQ(s.dtype, DType::Int8);
+  EXPECT_EQ(ints(s), (std::vector<int64_t>{2, 1, 0}));
+}
+
+TEST(ReferenceHandComputed, BitwiseOpsRejectFloats) {
+  for (Op op : {Op::BitwiseAnd, Op::BitwiseOr, Op::BitwiseXor, Op::LeftShift, Op::RightShift}) {
+    std::string e = error_of<std::invalid_argument>([&] { eval(op, {DType::Int32, DType::Float32}, {{1}, {1}}); });
+    EXPECT_TRUE(contains(e, std::string(info(op).api) + ": not supported for float inputs")) << e;
+    EXPECT_TRUE(contains(e, "float32")) << e;
+  }
+  std::string e = error_of<std::invalid_argument>([&] { eval(Op::BitwiseInvert, {DType::Float16}, {{1}}); });
+  EXPECT_TRUE(contains(e, "bitwise_invert: not supported for float inputs")) << e;
 }
 
 TEST(ReferenceHandComputed, FloatNegationFlipsTheSignOfZero) {

@@ -60,12 +60,18 @@ EveryOp every_op_graph() {
                   g.constant_int(DType::Int64, (int64_t{1} << 60) + 1), g.constant_int(DType::Bool, 1)};
         else if (op == Op::Arange) made = {g.arange(DType::Float32, 3, 0.5, 0.25), g.arange(DType::Int64, 4, 7, -2)};
         break;
-      case FusionKind::ElemWise:
+      case FusionKind::ElemWise: {
+        // The bitwise ops take no floats: x and y as int32.
+        const bool ints = oi.dtype_rule == DTypeRule::Bitwise || oi.dtype_rule == DTypeRule::Shift;
+        auto as_int = [&](NodeId v) {
+          return ints ? g.apply(Op::Cast, {v}, Attr{{static_cast<int64_t>(DType::Int32)}, {}}) : v;
+        };
         if (op == Op::Cast) made = {g.apply(op, {x}, Attr{{static_cast<int64_t>(DType::Float16)}, {}})};
-        else if (oi.arity == 1) made = {g.apply(op, {x})};
-        else if (oi.arity == 2) made = {g.apply(op, {x, y})};
+        else if (oi.arity == 1) made = {g.apply(op, {as_int(x)})};
+        else if (oi.arity == 2) made = {g.apply(op, {as_int(x), as_int(y)})};
         else if (oi.arity == 3) made = {g.apply(op, {c, x, y})};
         break;
+      }
       case FusionKind::Broadcast:
       case FusionKind::View:
         if (op == Op::Expand) made = {g.apply(op, {x}, Attr{{4, 2, 3}, {}})};

@@ -139,6 +139,8 @@ def result_dtype(rule, *dts):
         return to_float(p)
     if rule == "Select":
         return promote(dts[1], dts[2])
+    if rule in ("Bitwise", "Shift"):  # integers and bool; NumPy shifts bools as int8
+        return None if is_float(p) else (np.dtype(np.int8) if rule == "Shift" and p == BOOL else p)
     raise AssertionError(f"no test rule for {rule}")
 
 

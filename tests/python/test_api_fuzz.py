@@ -57,8 +57,6 @@ CLEAR_ERRORS = ("ValueError", "TypeError", "IndexError", "OverflowError", "ZeroD
 KNOWN_DIFFERENCES = {
     "int_power_negative": "an integer power with a negative exponent truncates toward zero; NumPy raises "
                           "(a kernel cannot raise; docs/semantics.md)",
-    "logical_bit_ops": "&, | and ~ are logical and take bools only: on integers and Python numbers a "
-                       "TypeError; NumPy's are bitwise there (issue 22)",
     "advanced_index": "indexing with bools or arrays is NumPy's advanced indexing, which braze lacks (issue 22)",
     "bool_matmul": "matmul rejects bool operands (a ValueError); NumPy computes a logical matmul",
     "bool_arange": "arange of dtype bool: NumPy fills bools by its own rule; braze takes truth values",
@@ -141,7 +139,8 @@ def calls(draw, ops):
         return {"kind": kind, "fn": op["api"], "args": args}
     if kind == "operator":
         name = draw(st.sampled_from(["+", "-", "*", "/", "**", "%", "<", "<=", ">", ">=", "==", "!=", "&", "|",
-                                     "neg", "abs", "~", "r+", "r-", "r*", "r/", "r**", "r%", "@"]))
+                                     "^", "<<", ">>", "neg", "abs", "~", "r+", "r-", "r*", "r/", "r**", "r%",
+                                     "r&", "r|", "r^", "r<<", "r>>", "@"]))
         x = _array(draw, shape)
         y = _array(draw, shape[::-1] if rank >= 2 and draw(st.booleans()) else shape[-1:] + (3,)) \
             if name == "@" else _operand(draw, shape)
@@ -405,6 +404,8 @@ def _result_dtype(rule, dts):
         return None if p == "bool" else p
     if rule == "PromoteFloat":
         return to_float(p)
+    if rule in ("Bitwise", "Shift"):
+        return None if p in FLOATS else ("int8" if rule == "Shift" and p == "bool" else p)
     raise AssertionError(rule)
 
 
@@ -441,7 +442,9 @@ def _elementwise(op, args):
         for d in dts[1:]:
             ct = _promote(ct, d)
         ct = "float32" if ct in ("float16", "bfloat16") else ct  # compared exactly as float32
-        vals = [_as(a, ct) for a in args]
+        # A Python number takes its weak dtype first, as NumPy's (NEP 50):
+        # float16 inf != 2**63 - 1 is False, the int being inf in float16.
+        vals = [_as(_as(a, d), ct) for a, d in zip(args, dts)]
     elif op["api"] == "where":
         for a, d in zip(args[1:], dts[1:]):
             if isinstance(a, int) and not isinstance(a, bool) and d not in FLOATS and d != "bool" and not (
@@ -449,6 +452,9 @@ def _elementwise(op, args):
                 raise Known("where_weak_int")
         ct = "float64" if out in FLOATS else "int64"
         vals = [np.asarray(args[0]).astype(bool)] + [_as(_as(a, d), ct) for a, d in zip(args[1:], dts[1:])]
+    elif op["rule"] in ("Bitwise", "Shift"):
+        ct = out  # in the result's own dtype, as NumPy: ~ of a bool is not, a shift's width is the dtype's
+        vals = [_as(_as(a, d), ct) for a, d in zip(args, dts)]
     else:
         ct = "float64" if out in FLOATS or any(d in FLOATS for d in dts) else "int64"
         vals = [_as(_as(a, d), ct) for a, d in zip(args, dts)]
@@ -461,8 +467,9 @@ def _elementwise(op, args):
 
 OPERATORS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "**": "power", "%": "remainder",
              "<": "less", "<=": "less_equal", ">": "greater", ">=": "greater_equal", "==": "equal",
-             "!=": "not_equal", "&": "logical_and", "|": "logical_or", "neg": "negative", "abs": "abs",
-             "~": "logical_not"}
+             "!=": "not_equal", "&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor",
+             "<<": "bitwise_left_shift", ">>": "bitwise_right_shift", "neg": "negative", "abs": "abs",
+             "~": "bitwise_invert"}
 
 
 def _call_braze(bz, call, got):
@@ -475,7 +482,7 @@ def _call_braze(bz, call, got):
         import operator as o
         binary = {"+": o.add, "-": o.sub, "*": o.mul, "/": o.truediv, "**": o.pow, "%": o.mod, "<": o.lt,
                   "<=": o.le, ">": o.gt, ">=": o.ge, "==": o.eq, "!=": o.ne, "&": o.and_, "|": o.or_,
-                  "@": o.matmul}
+                  "^": o.xor, "<<": o.lshift, ">>": o.rshift, "@": o.matmul}
         if fn == "neg":
             return -x
         if fn == "abs":
@@ -578,9 +585,6 @@ def _expected(bz, call, got, want):
         x, y = want
         if fn == "@":
             return _matmul(x, y)
-        if fn in ("&", "|", "~") and any(not (isinstance(a, bool) or _dtype_name(a) == "bool") for a in (x, y)
-                                         if a is not None):
-            raise Known("logical_bit_ops")
         if fn in ("neg", "abs", "~"):
             return _elementwise(ops[OPERATORS[fn]], [x])
         name = fn[1:] if fn.startswith("r") else fn

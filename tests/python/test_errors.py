@@ -2,6 +2,8 @@
 them (when it is recorded, never at realize time), with a message naming the
 op and the shapes; braze keeps working afterwards."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -210,15 +212,20 @@ def test_huge_allocation_is_a_memory_error_and_braze_keeps_working():
     still_works()
 
 
-def test_bitwise_operators_on_integers_are_an_error_not_a_logical_answer():
-    """& | ~ are logical (bools only): on integers NumPy's are bitwise, which
-    braze has no op for yet, so they are a TypeError naming the operator
-    instead of [True, True, True] for NumPy's [1, 0, 8] (issue 22)."""
+def test_bitwise_operators_are_bitwise_and_floats_are_a_type_error():
+    """& | ^ ~ << >> are NumPy's bitwise ops (issue 22): [1, 2, 12] & [3, 1, 10]
+    is [1, 0, 8], not the logical [True, True, True]; on floats they are a
+    TypeError naming the operator and the dtype, as NumPy's."""
     a = bz.tensor(np.array([1, 2, 12], np.int32))
     b = bz.tensor(np.array([3, 1, 10], np.int32))
-    for symbol, call in (("&", lambda: a & b), ("|", lambda: a | 1), ("~", lambda: ~a), ("&", lambda: 1 & a),
-                         ("|", lambda: bz.tensor(np.ones(2, np.float32)) | True)):
-        with pytest.raises(TypeError, match=rf"^\{symbol}: .*bool operands only"):
+    assert (a & b).numpy().tolist() == [1, 0, 8]
+    assert (a | 1).numpy().tolist() == [1, 3, 13]
+    assert (~a).numpy().tolist() == [-2, -3, -13]
+    assert (1 & a).numpy().tolist() == [1, 0, 0]
+    f = bz.tensor(np.ones(2, np.float32))
+    for symbol, call in (("&", lambda: f & b[:2]), ("|", lambda: f | True), ("~", lambda: ~f), ("^", lambda: 1 ^ f),
+                         ("<<", lambda: a << f[:1]), (">>", lambda: f >> 1)):
+        with pytest.raises(TypeError, match=rf"^{re.escape(symbol)}: bitwise_\w+ takes integers and bools, not float32"):
             call()
     m = bz.tensor(np.array([True, False, True]))
     n = np.array([True, True, False])

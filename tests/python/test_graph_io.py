@@ -20,15 +20,17 @@ def graph_with_every_op():
     x = bz.tensor(values(np.float32, (3, 4), seed=1, specials=False))       # Input
     y = bz.tensor(values(np.float32, (3, 4), seed=2, specials=False))
     cond = bz.tensor(values(np.bool_, (3, 4), seed=3))
+    i, j = bz.tensor(values(np.int32, (3, 4), seed=6)), bz.tensor(values(np.int8, (3, 4), seed=7))
     outs = []
     for o in OPS:
         if o["kind"] != "elementwise" or not o["auto"]:
             continue
         fn = getattr(bz, o["api"])
+        ints = o["rule"] in ("Bitwise", "Shift")  # the bitwise ops take no floats
         if o["arity"] == 1:
-            outs.append(fn(x))
+            outs.append(fn(i if ints else x))
         elif o["arity"] == 2:
-            outs.append(fn(x, y))
+            outs.append(fn(i, j) if ints else fn(x, y))
         else:
             outs.append(fn(cond, x, y))
     outs.append(x.astype(bz.int32) + bz.full((3, 4), 2, dtype=bz.int32))  # Cast, Const

@@ -5,6 +5,7 @@ unless it has no NumPy name, when it needs an entry in EXTRA_REFERENCES."""
 
 import io
 import math
+import re
 
 import numpy as np
 import pytest
@@ -54,6 +55,11 @@ def expected(op, args, out_dtype):
         cond, a, b = args
         ct = compute_dtype(a.dtype, b.dtype)
         want = np.where(cond.astype(bool), a.astype(ct), b.astype(ct))
+    elif op["rule"] in ("Bitwise", "Shift"):
+        # In the result's own dtype, as NumPy: invert of a bool is its
+        # logical not, not ~1 = -2 (true); a shift's width is the dtype's.
+        with np.errstate(all="ignore"):
+            want = reference(op)(*[a.astype(out_dtype) for a in args])
     else:
         ct = np.dtype(np.float64) if is_float(out_dtype) else compute_dtype(*[a.dtype for a in args])
         with np.errstate(all="ignore"):
@@ -154,6 +160,8 @@ def test_binary_broadcasting_shapes(op, dtype):
         if op["api"] == "power" and is_float(dtype):
             b = np.round(b)
         out = result_dtype(op["rule"], dtype, dtype)
+        if check_rejected(op, [dtype, dtype], lambda: getattr(bz, op["api"])(bz.tensor(a), bz.tensor(b))):
+            continue
         got = getattr(bz, op["api"])(bz.tensor(a), bz.tensor(b))
         assert got.shape == np.broadcast_shapes(sa, sb)
         assert_matches(got, expected(op, [a, b], out), out)
@@ -174,24 +182,32 @@ OPERATORS = {
     "divide": lambda a, b: a / b, "power": lambda a, b: a ** b, "remainder": lambda a, b: a % b,
     "less": lambda a, b: a < b, "less_equal": lambda a, b: a <= b, "greater": lambda a, b: a > b,
     "greater_equal": lambda a, b: a >= b, "equal": lambda a, b: a == b, "not_equal": lambda a, b: a != b,
-    "logical_and": lambda a, b: a & b, "logical_or": lambda a, b: a | b,
+    "bitwise_and": lambda a, b: a & b, "bitwise_or": lambda a, b: a | b, "bitwise_xor": lambda a, b: a ^ b,
+    "bitwise_left_shift": lambda a, b: a << b, "bitwise_right_shift": lambda a, b: a >> b,
 }
+SYMBOLS = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^", "bitwise_left_shift": "<<",
+           "bitwise_right_shift": ">>"}
 
 
 @pytest.mark.parametrize("api", sorted(OPERATORS))
-@pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.int8), np.dtype(np.float16)], ids=str)
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.int8), np.dtype(np.float16), BOOL], ids=str)
 def test_operator_is_the_function(api, dtype):
     op = next(o for o in ELEMENTWISE if o["api"] == api)
     a = operand_values(op, 0, dtype, "contiguous", seed=1)
     b = operand_values(op, 1, dtype, "contiguous", seed=2)
     out = result_dtype(op["rule"], dtype, dtype)
-    want = expected(op, [a, b], out)
     ta, tb = bz.tensor(a), bz.tensor(b)
-    if api.startswith("logical_"):  # & and | take bools only (test_errors.py has the bool case)
-        for x, y in ((ta, tb), (ta, b), (a, tb)):
-            with pytest.raises(TypeError, match="bool operands only"):
-                OPERATORS[api](x, y)
+    if out is None:
+        if api in SYMBOLS:  # & | ^ << >> of floats: a TypeError naming the operator and dtype, as NumPy's
+            for x, y in ((ta, tb), (ta, b), (a, tb), (ta, 1), (1, ta)):
+                with pytest.raises(TypeError, match=rf"^{re.escape(SYMBOLS[api])}: {api} takes integers and bools, "
+                                                    rf"not {dtype.name}"):
+                    OPERATORS[api](x, y)
+        else:
+            with pytest.raises(ValueError, match=api):
+                OPERATORS[api](ta, tb)
         return
+    want = expected(op, [a, b], out)
     assert_matches(OPERATORS[api](ta, tb), want, out)
     # An ndarray on either side stays lazy braze (Tensor.__array_ufunc__ = None).
     assert_matches(OPERATORS[api](ta, b), want, out)
@@ -204,7 +220,12 @@ def test_unary_operators():
     assert_matches(-t, -a)
     assert_matches(abs(t), np.abs(a))
     m = values(BOOL, (3, 5), seed=2)
-    assert_matches(~bz.tensor(m), ~m)
+    assert_matches(~bz.tensor(m), ~m)  # bitwise_invert of a bool is logical not, as NumPy's
+    for dtype in INTS:
+        i = values(dtype, (3, 5), seed=3)
+        assert_matches(~bz.tensor(i), ~i, dtype)
+    with pytest.raises(TypeError, match=r"^~: bitwise_invert takes integers and bools, not float32"):
+        ~t
 
 
 def test_matmul_operator():
@@ -218,8 +239,9 @@ def test_matmul_operator():
 
 @pytest.mark.parametrize("op", BY_ARITY[1], ids=lambda o: o["api"])
 def test_unary_method(op):
-    x = values(np.float32, (3, 5), seed=1)
-    want = expected(op, [x], result_dtype(op["rule"], np.float32))
+    dtype = np.float32 if result_dtype(op["rule"], np.float32) is not None else np.int32  # bitwise_invert
+    x = values(dtype, (3, 5), seed=1)
+    want = expected(op, [x], result_dtype(op["rule"], dtype))
     assert_matches(getattr(bz.tensor(x), op["api"])(), want)
 
 
@@ -308,7 +330,8 @@ def test_promotion_table(a, b):
 @pytest.mark.parametrize("b", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("a", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("op", [o for o in BY_ARITY[2] if o["api"] in ("subtract", "divide", "less", "maximum",
-                                                                       "logical_or")], ids=lambda o: o["api"])
+                                                                       "logical_or", "bitwise_xor",
+                                                                       "bitwise_right_shift")], ids=lambda o: o["api"])
 def test_mixed_dtype_binary(op, a, b):
     x, y = operand_values(op, 0, a, "contiguous", 1), operand_values(op, 1, b, "contiguous", 2)
     fn = getattr(bz, op["api"])
@@ -469,7 +492,8 @@ def test_bool_rejection_names_op_and_dtype(op):
 
 def test_rule_model_covers_every_elementwise_rule():
     for o in ELEMENTWISE:
-        dts = [np.dtype(np.float32)] * o["arity"]
+        # Every rule takes int32 (the bitwise ops take no floats).
+        dts = [np.dtype(np.int32)] * o["arity"]
         if o["rule"] == "Select":
             dts[0] = BOOL
         assert result_dtype(o["rule"], *dts) is not None, o
