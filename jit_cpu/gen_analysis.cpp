@@ -63,6 +63,15 @@ bool RowKernelGen<Vmm>::is_wide(const KernelSpec& spec, const RowPlan& plan) {
     if (wide(spec.body[v].dtype) && !int64_row_total(spec, plan, static_cast<int32_t>(v))) return true;
   for (const KernelOutput& o : spec.outputs)  // a cast stored (astype of an input)
     if (o.dtype == DType::Float64) return true;
+  // Note [Float products]
+  // A product of float32 (float16, bfloat16) values accumulates in
+  // float64, as the reference's does in double: in float32 a product of
+  // subnormals underflows to 0, or of large values overflows to inf, where
+  // double does not, and a later inf or 0 then gives NaN (0 * inf) where
+  // the reference gives inf or 0 (bfloat16 [1e-40, -4.9, 1e-40, inf]:
+  // -inf, not NaN). Rounded once on store, as a wide float32 sum is.
+  for (const KernelOp& op : spec.body)
+    if (op.op == Op::Prod && is_float(op.dtype)) return true;
   // A comparison of an int32 with a float: float32 lanes would round the
   // int32 past 2^24 (16777217 == 16777216.0f); float64 holds both exactly.
   for (const KernelOp& op : spec.body) {

@@ -136,8 +136,8 @@ const char* register_type(DType t) {
 
 const char* compute_type(DType t) { return t == DType::Bool ? "int" : register_type(t); }
 
-const char* accumulator_type(DType input) {
-  if (input == DType::Float64) return "double";
+const char* accumulator_type(Op op, DType input) {
+  if (input == DType::Float64 || (op == Op::Prod && is_float(input))) return "double";
   return is_float(input) ? "float" : "long long";
 }
 

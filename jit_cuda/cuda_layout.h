@@ -91,7 +91,9 @@ VectorPlan plan_vectors(const KernelSpec& spec, const CudaLayout& l);
 const char* storage_type(DType t);   // in memory: unsigned char for bool, bz::f16_bits, ...
 const char* register_type(DType t);  // a value: bool, float for float16/bfloat16, ...
 const char* compute_type(DType t);   // what ops compute in: as register_type, but int for bool
-const char* accumulator_type(DType input);  // float, double or long long
+// float, double or long long. A float product accumulates in double, as
+// the reference's does (Note [Float products] in jit_cpu/gen_analysis.cpp).
+const char* accumulator_type(Op op, DType input);
 // An expression rounding `e` (a float) to the dtype's precision, or `e`.
 std::string round_to(DType t, const std::string& e);
 // Loads element `index` of `ptr` (storage_type) as the register type.

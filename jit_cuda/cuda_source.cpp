@@ -201,7 +201,7 @@ std::string Renderer::value_expr(const KernelOp& op, const std::string& r) const
   if (is_reduce(op.op)) {  // over no axes, or size-1 ones only: the value itself
     if (op.op == Op::ArgMax || op.op == Op::ArgMin) return "bz::cv<" + r + ">(0ll)";
     DType in = spec_.body[op.args[0]].dtype;
-    return "bz::cv<" + r + ">(bz::cv<" + accumulator_type(in) + ">(" + value_name(op.args[0]) + "))";
+    return "bz::cv<" + r + ">(bz::cv<" + accumulator_type(op.op, in) + ">(" + value_name(op.args[0]) + "))";
   }
   std::vector<DType> types;
   for (int32_t a : op.args) types.push_back(spec_.body[a].dtype);

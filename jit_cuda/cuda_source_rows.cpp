@@ -19,7 +19,7 @@ struct Reduction {
 };
 
 Reduction reduction_of(Op op, DType input) {
-  std::string a = accumulator_type(input);
+  std::string a = accumulator_type(op, input);
   bool ll = a == "long long";
   std::string lowest = ll ? "(long long)(1ull << 63)"
                           : a == "float" ? "__int_as_float(0xff800000)" : "__longlong_as_double(0xfff0000000000000ull)";
@@ -131,7 +131,7 @@ void Renderer::reduction_pass(int32_t i, const std::string& loop) {
   std::string acc = "acc" + std::to_string(i), sh = "sh" + std::to_string(i);
   out_ << "    " << red.acc << " " << acc << " = " << red.identity << ";\n" << loop;
   decompose("j", axes(true), "      ");
-  std::string x = "bz::cv<" + std::string(accumulator_type(spec_.body[op.args[0]].dtype)) + ">(" + value_name(op.args[0]) + ")";
+  std::string x = "bz::cv<" + std::string(accumulator_type(op.op, spec_.body[op.args[0]].dtype)) + ">(" + value_name(op.args[0]) + ")";
   if (vec_.width == 1) {
     emit_closure({op.args[0]}, "      ");
     if (red.arg) x = red.acc + "{" + x + ", (long long)j}";

@@ -251,3 +251,24 @@ def test_arg_axis_errors(name):
         getattr(bz, name)(bz.zeros((2, 3)), axis=5)
     with pytest.raises(TypeError):
         getattr(bz, name)(bz.zeros((2, 3)), axis=(0, 1))  # one axis or None, as NumPy
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("layout", ["row", "column", "sliced"])
+def test_a_float_product_does_not_underflow_where_the_reference_does_not(dtype, layout):
+    # Note [Float products]: accumulated in float32, 1e-40 * 1e-40 underflowed
+    # to 0 and the inf after it made NaN; the reference (double) gives -inf.
+    import ml_dtypes
+    dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.float32
+    row = np.array([1e-40, -4.9, 1e-40, np.inf, 3e38, 3e38]).astype(dt)
+    a = np.stack([row, row[::-1], np.ones(6, dt)])
+    if layout == "row":
+        got, want = bz.tensor(a).prod(axis=1), [-np.inf, -np.inf, 1.0]
+    elif layout == "column":
+        got, want = bz.tensor(np.ascontiguousarray(a.T)).prod(axis=0), [-np.inf, -np.inf, 1.0]
+    else:
+        got, want = bz.tensor(np.repeat(a, 2, axis=1))[:, ::2].prod(axis=1), [-np.inf, -np.inf, 1.0]
+    np.testing.assert_array_equal(got.numpy().astype(np.float64), want)
+    # A product that passes float32's range and comes back rounds once.
+    b = np.array([3e38, 3e38, 1e-38, 1e-38]).astype(np.float32)
+    assert float(bz.tensor(b).prod()) == pytest.approx(float(np.prod(b.astype(np.float64))), rel=1e-6)
