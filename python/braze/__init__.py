@@ -27,6 +27,7 @@ from . import _core
 from ._core import Tensor
 from ._copyto import copyto
 from ._jit import jit
+from . import _numpy_protocols
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.
 bool_ = _np.dtype("bool")
@@ -263,7 +264,6 @@ Tensor.astype = astype
 Tensor.dtype = property(lambda self: _DTYPES[self._dtype_name], doc="the element type, a NumPy dtype")
 Tensor.numpy = _numpy
 Tensor.__array__ = _array
-Tensor.__array_ufunc__ = None  # ndarray + tensor defers to Tensor.__radd__, staying lazy
 Tensor.__array_priority__ = 1000
 Tensor.to = _to
 Tensor.__dlpack__ = _dlpack
@@ -287,3 +287,6 @@ _export_core_functions()
 bitwise_not = invert = bitwise_invert  # noqa: F821 (exported from _core above)
 left_shift = bitwise_left_shift  # noqa: F821
 right_shift = bitwise_right_shift  # noqa: F821
+
+# NumPy functions on tensors stay lazy (np.exp(t), np.mean(t), ndarray + t).
+_numpy_protocols.install(_sys.modules[__name__])

@@ -199,17 +199,21 @@ def test_operator_is_the_function(api, dtype):
     ta, tb = bz.tensor(a), bz.tensor(b)
     if out is None:
         if api in SYMBOLS:  # & | ^ << >> of floats: a TypeError naming the operator and dtype, as NumPy's
-            for x, y in ((ta, tb), (ta, b), (a, tb), (ta, 1), (1, ta)):
+            for x, y in ((ta, tb), (ta, b), (ta, 1), (1, ta)):
                 with pytest.raises(TypeError, match=rf"^{re.escape(SYMBOLS[api])}: {api} takes integers and bools, "
                                                     rf"not {dtype.name}"):
                     OPERATORS[api](x, y)
+            # An ndarray on the left is NumPy's ufunc, which Tensor.__array_ufunc__
+            # gives to bz.{api}: the function's error, naming it.
+            with pytest.raises(ValueError, match=rf"^{api}: not supported for float inputs"):
+                OPERATORS[api](a, tb)
         else:
             with pytest.raises(ValueError, match=api):
                 OPERATORS[api](ta, tb)
         return
     want = expected(op, [a, b], out)
     assert_matches(OPERATORS[api](ta, tb), want, out)
-    # An ndarray on either side stays lazy braze (Tensor.__array_ufunc__ = None).
+    # An ndarray on either side stays lazy braze (Tensor.__array_ufunc__).
     assert_matches(OPERATORS[api](ta, b), want, out)
     assert_matches(OPERATORS[api](a, tb), want, out)
 

@@ -1,0 +1,173 @@
+"""NumPy's protocols for braze tensors: ``__array_ufunc__`` (NEP 13) and
+``__array_function__`` (NEP 18).
+
+A NumPy function called on a braze tensor runs braze's own op and returns
+a lazy braze tensor, so NumPy-written code (``np.exp(t)``, ``np.mean(t,
+axis=0)``, ``ndarray + t``) stays lazy and fuses. A function braze has no
+equivalent of is a ``TypeError`` naming it, never a silent conversion to
+NumPy (issue 22: ``np.where``/``np.split`` realized the tensor and returned
+ndarrays). ``np.asarray(t)`` and ``.numpy()`` still convert: they go
+through ``__array__``, which these protocols leave alone.
+
+The ufuncs come from the op table (``bz.ops()``: each row names its NumPy
+function), so a new element-wise row is reachable from NumPy with no edit
+here; the other functions are the table ``_FUNCTIONS`` below.
+"""
+
+import numpy as np
+
+
+def _unsupported(what, detail=""):
+    return TypeError(f"{what}: braze has no equivalent{detail}; convert with np.asarray(t) or t.numpy() first "
+                     "if a NumPy result is meant")
+
+
+def _ufuncs(bz):
+    """NumPy ufunc -> braze function, from the op table."""
+    table = {}
+    for row in bz.ops():
+        fn = getattr(np, row["numpy"], None) if row["numpy"] else None
+        if isinstance(fn, np.ufunc) and hasattr(bz, row["api"]):
+            table[fn] = getattr(bz, row["api"])
+    table[np.matmul] = bz.matmul
+    return table
+
+
+# ufunc.reduce -> the braze reduction that is the same fold.
+_REDUCE = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min"}
+
+
+def _write_out(bz, result, out, name):
+    """NumPy's ``out=``: a realized braze tensor written in place
+    (bz.copyto); anything else is refused."""
+    if out is None:
+        return result
+    target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if not isinstance(target, bz.Tensor):
+        raise _unsupported(f"numpy.{name}(out=...)", f" for an out= of type {type(target).__name__}: "
+                           "pass a braze tensor (it is written in place)")
+    bz.copyto(target, result)
+    return target
+
+
+def array_ufunc(bz, ufuncs):
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        name = ufunc.__name__
+        out = kwargs.pop("out", None)
+        dtype = kwargs.pop("dtype", None)
+        if kwargs.pop("where", True) is not True:
+            raise _unsupported(f"numpy.{name}(where=...)")
+        if kwargs.get("casting", "same_kind") != "same_kind" or kwargs.get("order", "K") != "K":
+            raise _unsupported(f"numpy.{name} with casting= or order=")
+        kwargs.pop("casting", None), kwargs.pop("order", None), kwargs.pop("subok", None)
+        args = [x if isinstance(x, bz.Tensor) or np.isscalar(x) and not isinstance(x, np.generic)
+                else bz.asarray(x) for x in inputs]
+        if dtype is not None:
+            args = [bz.astype(x, dtype) if isinstance(x, bz.Tensor) else x for x in args]
+        if method == "__call__":
+            fn = ufuncs.get(ufunc)
+            if fn is None:
+                raise _unsupported(f"numpy.{name}")
+            if kwargs:
+                raise _unsupported(f"numpy.{name}", f" for the keyword(s) {', '.join(kwargs)}")
+            return _write_out(bz, fn(*args), out, name)
+        if method == "reduce" and ufunc in _REDUCE:
+            axis = kwargs.pop("axis", 0)
+            keepdims = kwargs.pop("keepdims", False)
+            if kwargs.pop("initial", np._NoValue) is not np._NoValue or kwargs:
+                raise _unsupported(f"numpy.{name}.reduce", f" for the keyword(s) initial/{', '.join(kwargs)}")
+            return _write_out(bz, getattr(bz, _REDUCE[ufunc])(args[0], axis=axis, keepdims=keepdims), out, name)
+        raise _unsupported(f"numpy.{name}.{method}")
+    return __array_ufunc__
+
+
+def _reduction(bz, name):
+    def call(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        if kw.pop("where", True) is not True or kw.pop("initial", np._NoValue) is not np._NoValue:
+            raise _unsupported(f"numpy.{name}(where=/initial=)")
+        correction = kw.pop("ddof", kw.pop("correction", 0))
+        if kw:
+            raise _unsupported(f"numpy.{name}", f" for the keyword(s) {', '.join(kw)}")
+        x = bz.asarray(a) if dtype is None else bz.astype(bz.asarray(a), dtype)
+        extra = {"correction": correction} if name in ("std", "var") else {}
+        return _write_out(bz, getattr(bz, name)(x, axis=axis, keepdims=keepdims, **extra), out, name)
+    return call
+
+
+def _functions(bz):
+    """NumPy function -> braze implementation, keywords as NumPy takes them."""
+    def arg(name):
+        def call(a, axis=None, out=None, *, keepdims=False):
+            return _write_out(bz, getattr(bz, name)(bz.asarray(a), axis=axis, keepdims=keepdims), out, name)
+        return call
+
+    def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+        if order != "C":
+            raise _unsupported("numpy.reshape(order=...)", f" for order={order!r}")
+        shape = newshape if shape is None else shape
+        return bz.reshape(bz.asarray(a), [shape] if isinstance(shape, int) else list(shape))
+
+    def where(condition, *xy):
+        if len(xy) != 2:
+            raise _unsupported("numpy.where(condition)", " with one argument (its result's shape depends on the data)")
+        return bz.where(condition, *xy)
+
+    def round_(a, decimals=0, out=None):
+        if decimals != 0:
+            raise _unsupported("numpy.round", f" for decimals={decimals}")
+        return _write_out(bz, bz.round(bz.asarray(a)), out, "round")
+
+    def like(make):
+        def call(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+            if shape is not None:
+                raise _unsupported(f"numpy.{make.__name__}(shape=...)")
+            return make(bz.asarray(a), dtype=dtype)
+        return call
+
+    def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+        if shape is not None:
+            raise _unsupported("numpy.full_like(shape=...)")
+        return bz.full_like(bz.asarray(a), fill_value, dtype=dtype)
+
+    def dot(a, b, out=None):
+        a, b = bz.asarray(a), bz.asarray(b)
+        if a.ndim > 2 or b.ndim > 2:
+            raise _unsupported("numpy.dot", " for operands past two axes (use matmul or tensordot)")
+        return _write_out(bz, a * b if a.ndim == 0 or b.ndim == 0 else bz.matmul(a, b), out, "dot")
+
+    table = {
+        np.sum: _reduction(bz, "sum"), np.prod: _reduction(bz, "prod"), np.mean: _reduction(bz, "mean"),
+        np.max: _reduction(bz, "max"), np.min: _reduction(bz, "min"), np.amax: _reduction(bz, "max"),
+        np.amin: _reduction(bz, "min"), np.std: _reduction(bz, "std"), np.var: _reduction(bz, "var"),
+        np.argmax: arg("argmax"), np.argmin: arg("argmin"),
+        np.transpose: lambda a, axes=None: bz.transpose(bz.asarray(a), None if axes is None else list(axes)),
+        np.permute_dims: lambda a, axes=None: bz.transpose(bz.asarray(a), None if axes is None else list(axes)),
+        np.matrix_transpose: lambda x: bz.matrix_transpose(bz.asarray(x)),
+        np.reshape: reshape, np.where: where, np.round: round_, np.around: round_,
+        np.squeeze: lambda a, axis=None: bz.squeeze(bz.asarray(a), axis),
+        np.expand_dims: lambda a, axis: bz.expand_dims(bz.asarray(a), axis),
+        np.broadcast_to: lambda array, shape, subok=False: bz.broadcast_to(
+            bz.asarray(array), [shape] if isinstance(shape, int) else list(shape)),
+        np.zeros_like: like(bz.zeros_like), np.ones_like: like(bz.ones_like), np.full_like: full_like,
+        np.copy: lambda a, order="K", subok=False: bz.copy(bz.asarray(a)),
+        np.astype: lambda x, dtype, /, *, copy=True, device=None: bz.astype(x, dtype),
+        np.dot: dot,
+        # Facts about the array, not computations: answered without realizing.
+        np.shape: lambda a: tuple(a.shape), np.ndim: lambda a: a.ndim, np.size: lambda a, axis=None: (
+            a.size if axis is None else a.shape[axis]),
+    }
+    return table
+
+
+def array_function(bz, functions):
+    def __array_function__(self, func, types, args, kwargs):
+        impl = functions.get(func)
+        if impl is None:
+            raise _unsupported(f"{func.__module__}.{func.__name__}", " yet")
+        return impl(*args, **kwargs)
+    return __array_function__
+
+
+def install(bz):
+    bz.Tensor.__array_ufunc__ = array_ufunc(bz, _ufuncs(bz))
+    bz.Tensor.__array_function__ = array_function(bz, _functions(bz))
