@@ -8,14 +8,19 @@ namespace braze {
 
 namespace {
 
-// A float64 matmul is a BLAS call on the CPU (jit_cpu/blas_matmul.h):
-// oneDNN has no float64 matmul. BLAS applies no post-ops, so its epilogue
-// is a generated kernel after it, and it reads a matrix with a unit stride
-// along one of its axes (fusion/blas_layout.h); other layouts are copied.
-bool blas_call(const Node& library) { return library.op == Op::MatMul && library.dtype == DType::Float64; }
+// A float64 matmul, or a float32 matrix-vector product, is a BLAS call on
+// the CPU (cpu_blas_matmul, jit_cpu/blas_matmul.h). BLAS applies no
+// post-ops, so its epilogue is a generated kernel after it, and it reads a
+// matrix with a unit stride along one of its axes (fusion/blas_layout.h);
+// other layouts are copied.
+bool blas_call(const Node& library) {
+  return library.op == Op::MatMul && cpu_blas_matmul(library.dtype, library.shape());
+}
 
 std::string cpu_refuse(const Graph& g, NodeId library, std::span<const PostOp>, const PostOp&) {
-  return blas_call(g[library]) ? "a float64 matmul is a BLAS call, which applies no post-ops" : "";
+  return blas_call(g[library]) ? "a float64 matmul or float32 matrix-vector product is a BLAS call, which "
+                                 "applies no post-ops"
+                               : "";
 }
 
 bool cpu_reads(const Graph& g, const Node& library, size_t operand) {

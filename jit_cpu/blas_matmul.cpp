@@ -1,5 +1,6 @@
 #include "jit_cpu/blas_matmul.h"
 
+#include <algorithm>
 #include <climits>
 
 #include "fusion/blas_layout.h"
@@ -35,6 +36,42 @@ int64_t batch_offset(const View& v, const Shape& out, int64_t flat) {
   return offset;
 }
 
+#ifdef BRAZE_HAVE_BLAS
+// The leading dimension of a row-major [rows, cols] matrix whose rows are
+// `stride` apart: any row stride serves a single row, but BLAS asks for
+// at least cols.
+int ld(int64_t stride, int64_t rows, int64_t cols) {
+  return static_cast<int>(rows <= 1 ? std::max<int64_t>(cols, 1) : stride);
+}
+
+// out [m, 1] = a [m, k] @ b [k, 1], or out [1, n] = a [1, k] @ b [k, n]:
+// one sgemv, the matrix read row-major (NoTrans) or column-major (Trans),
+// the vector with its stride. The rules give only layouts with a unit
+// stride along one matrix axis and a positive one along the vector
+// (fusion/blas_layout.h, transposed_view).
+void sgemv(const Call& c, const float* a, const float* b, float* y) {
+  const size_t ra = c.a.view.shape.size(), rb = c.b.view.shape.size(), r = c.out.size();
+  const int64_t m = c.out[r - 2], n = c.out[r - 1], k = c.a.view.shape[ra - 1];
+  const int64_t am = c.a.view.strides[ra - 2], ak = c.a.view.strides[ra - 1];
+  const int64_t bk = c.b.view.strides[rb - 2], bn = c.b.view.strides[rb - 1];
+  const int ki = static_cast<int>(k);
+  if (n == 1) {  // y = A x, x = b's column
+    const int incx = static_cast<int>(k <= 1 ? 1 : bk);
+    if ((k <= 1 || ak == 1) && (m <= 1 || am >= k))
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(m), ki, 1.0f, a, ld(am, m, k), b, incx, 0.0f, y, 1);
+    else  // column-major: A^T [k, m] row-major, rows ak apart
+      cblas_sgemv(CblasRowMajor, CblasTrans, ki, static_cast<int>(m), 1.0f, a, ld(ak, k, m), b, incx, 0.0f, y, 1);
+    return;
+  }
+  // m == 1: y = B^T x, x = a's row
+  const int incx = static_cast<int>(k <= 1 ? 1 : ak);
+  if ((n <= 1 || bn == 1) && (k <= 1 || bk >= n))
+    cblas_sgemv(CblasRowMajor, CblasTrans, ki, static_cast<int>(n), 1.0f, b, ld(bk, k, n), a, incx, 0.0f, y, 1);
+  else  // column-major: B^T [n, k] row-major, rows bn apart
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(n), ki, 1.0f, b, ld(bn, n, k), a, incx, 0.0f, y, 1);
+}
+#endif
+
 }  // namespace
 
 std::string blas() {
@@ -50,8 +87,8 @@ std::string blas_why_not(const Call& c) {
   (void)c;
   return "braze was built without a BLAS (apt install libopenblas-openmp-dev and rebuild)";
 #else
-  if (c.op != Op::MatMul || c.dtype != DType::Float64 || c.a.dtype != c.dtype || c.b.dtype != c.dtype)
-    return "the BLAS runs float64 matmul only";
+  if (c.op != Op::MatMul || !cpu_blas_matmul(c.dtype, c.out) || c.a.dtype != c.dtype || c.b.dtype != c.dtype)
+    return "the BLAS runs float64 matmul and float32 matrix-vector products only";
   if (numel(c.out) == 0 || numel(c.a.view.shape) == 0 || numel(c.b.view.shape) == 0)
     return "an operand or the result is empty";
   if (!c.post.empty()) return "BLAS applies no post-ops";
@@ -68,6 +105,11 @@ void blas_matmul(const Call& c, const Array& a, const Array& b, Array& out) {
   (void)c, (void)a, (void)b, (void)out;
   BRAZE_ASSERT(false, "blas_matmul without a BLAS");
 #else
+  if (c.dtype == DType::Float32) {
+    sgemv(c, reinterpret_cast<const float*>(a.data.get()) + c.a.view.offset,
+          reinterpret_cast<const float*>(b.data.get()) + c.b.view.offset, reinterpret_cast<float*>(out.data.get()));
+    return;
+  }
   const ColumnMajor sa = *matrix(c.a.view), sb = *matrix(c.b.view);
   const size_t r = c.out.size();
   const int m = static_cast<int>(c.out[r - 2]), n = static_cast<int>(c.out[r - 1]);

@@ -1,6 +1,9 @@
-// float64 matmul on the CPU through a BLAS (OpenBLAS's CBLAS, Debian:
-// libopenblas-openmp-dev): oneDNN has no float64 matmul, and before this
-// it ran on the reference interpreter (256x256 A @ A: 144 ms, NumPy 0.67).
+// float64 matmul and float32 matrix-vector products on the CPU through a
+// BLAS (OpenBLAS's CBLAS, Debian: libopenblas-openmp-dev; which ones:
+// cpu_blas_matmul in fusion/blas_layout.h): oneDNN has no float64 matmul,
+// which ran on the reference interpreter before this (256x256 A @ A: 144
+// ms, NumPy 0.67), and computes a matrix-vector product with a matrix
+// kernel.
 // The rules that bring it calls it can take (fusion/library_rules.cpp):
 // no post-ops, operands with a unit stride along one matrix axis.
 // Internal to the library-call files (dnn_primitives.cpp).

@@ -8,6 +8,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "fusion/blas_layout.h"
 #include "graph/check.h"
 #include "graph/log.h"
 #include "graph/lru.h"
@@ -117,7 +118,7 @@ struct Entry {
 namespace {
 
 void create(const Call& c, Entry& e) {
-  if (c.op == Op::MatMul && c.dtype == DType::Float64) {
+  if (c.op == Op::MatMul && cpu_blas_matmul(c.dtype, c.out)) {
     e.error = blas_why_not(c);
     e.blas = e.error.empty();
     return;

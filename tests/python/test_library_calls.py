@@ -469,3 +469,38 @@ def test_float64_matmul_of_special_values():
     with np.errstate(invalid="ignore"):
         np.testing.assert_array_equal(np.isnan(got), np.isnan(a @ b))
         np.testing.assert_array_equal(got[~np.isnan(got)], (a @ b)[~np.isnan(a @ b)])
+
+
+@needs_blas
+@pytest.mark.parametrize("case", ["Av", "A.T v", "vA", "v A.T", "strided v", "sliced A", "dot", "A (v as [k, 1])",
+                                  "row-of-one A"])
+def test_float32_matrix_vector_products_are_blas_calls(case):
+    # cpu_blas_matmul: oneDNN 2.6 ran [1024, 1024] @ [1024, 1] with a matrix
+    # kernel, 0.73 ms where NumPy's sgemv takes 0.03.
+    A, v = rand((40, 24), 8), rand((48,), 9)
+    a, x = bz.tensor(A), bz.tensor(v)
+    got, want = {
+        "Av": lambda: (a @ x[:24], A @ v[:24]),
+        "A.T v": lambda: (a.T @ x[:40], A.T @ v[:40]),
+        "vA": lambda: (x[:40] @ a, v[:40] @ A),
+        "v A.T": lambda: (x[:24] @ a.T, v[:24] @ A.T),
+        "strided v": lambda: (a @ x[::2], A @ v[::2]),
+        "sliced A": lambda: (a[3:10, 2:20] @ x[:18], A[3:10, 2:20] @ v[:18]),
+        "dot": lambda: (x[:24] @ x[24:], v[:24] @ v[24:]),
+        "A (v as [k, 1])": lambda: (a @ bz.reshape(x[:24], (24, 1)), A @ v[:24].reshape(24, 1)),
+        "row-of-one A": lambda: (a[:1] @ bz.reshape(x[:24], (24, 1)), A[:1] @ v[:24].reshape(24, 1)),
+    }[case]()
+    before = bz.stats()["library_calls_reference"]
+    close(got.numpy(), want.astype(np.float64), 40)
+    assert bz.stats()["library_calls_reference"] == before
+
+
+@needs_blas
+def test_a_float32_matrix_vector_epilogue_fuses_with_what_follows():
+    A, v, b = rand((64, 32), 10), rand((32, 1), 11), rand((64, 1), 12)
+    text = bz.explain(bz.tanh(bz.tensor(A) @ bz.tensor(v) + bz.tensor(b)).sum())
+    assert "float32 matrix-vector product is a BLAS call" in text, text
+    before = bz.stats()["kernels_launched"]
+    got = float(bz.tanh(bz.tensor(A) @ bz.tensor(v) + bz.tensor(b)).sum())
+    assert bz.stats()["kernels_launched"] - before == 2  # the call, then bias, tanh and sum in one kernel
+    assert got == pytest.approx(float(np.tanh(A.astype(np.float64) @ v + b).sum()), rel=1e-4, abs=1e-4)
