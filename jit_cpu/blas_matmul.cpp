@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <mutex>
 
 #include "fusion/blas_layout.h"
 #include "graph/check.h"
@@ -105,6 +106,12 @@ void blas_matmul(const Call& c, const Array& a, const Array& b, Array& out) {
   (void)c, (void)a, (void)b, (void)out;
   BRAZE_ASSERT(false, "blas_matmul without a BLAS");
 #else
+  // One call at a time: threads realize programs at once (docs/threads.md),
+  // and an OpenMP build of OpenBLAS shares its buffers among the calls in
+  // flight unless built with NUM_PARALLEL, which Debian's is not known to
+  // be. Each call still runs on all of OpenMP's threads.
+  static std::mutex one_at_a_time;
+  std::lock_guard lock(one_at_a_time);
   if (c.dtype == DType::Float32) {
     sgemv(c, reinterpret_cast<const float*>(a.data.get()) + c.a.view.offset,
           reinterpret_cast<const float*>(b.data.get()) + c.b.view.offset, reinterpret_cast<float*>(out.data.get()));

@@ -83,6 +83,10 @@ CASES = {
     "two_matmuls": ([rand(32, 48), rand(48, 40), rand(32, 24), rand(24, 40)],
                     lambda a, b, c, d, s: (a @ b) * s + c @ d,
                     lambda a, b, c, d, s: (a @ b) * s + c @ d),
+    # BLAS calls (jit_cpu/blas_matmul.h): float64 matmul, float32 matrix-vector.
+    "float64_matmul": ([RNG.standard_normal((48, 40)), RNG.standard_normal((40, 56))],
+                       lambda a, b, s: (a @ b) * s, lambda a, b, s: (a @ b) * s),
+    "matvec": ([rand(200, 96), rand(96, 1)], lambda a, v, s: bz.tanh(a @ v) * s, lambda a, v, s: np.tanh(a @ v) * s),
 }
 TENSORS = {name: [bz.tensor(x) for x in xs] for name, (xs, _, _) in CASES.items()}
 
