@@ -4,6 +4,7 @@ NumPy-written functions run on tensors unchanged and stay fused, and a
 function braze lacks is a TypeError naming it, never a silent conversion."""
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -159,7 +160,8 @@ def test_black_scholes_written_for_numpy_runs_on_tensors_as_one_kernel():
     got = black_scholes(bz.tensor(S), bz.tensor(K), bz.tensor(T), 0.02, 0.3)
     assert isinstance(got, bz.Tensor) and not got.is_realized
     np.testing.assert_allclose(got.numpy(), want, rtol=2e-4, atol=2e-4)
-    assert bz.stats()["kernels_launched"] - before == 1
+    if os.environ.get("BRAZE_BACKEND") != "reference":  # the oracle launches no kernels
+        assert bz.stats()["kernels_launched"] - before == 1
 
 
 def test_attention_written_for_numpy_runs_on_tensors():
