@@ -133,6 +133,8 @@ read -r -a MORE <<< "${GPU_CHECK_CMAKE_ARGS:-}"; EXTRA+=("${MORE[@]}")
 export PKG_CONFIG_LIBDIR=$DEPS/usr/lib/x86_64-linux-gnu/pkgconfig:$DEPS/usr/share/pkgconfig
 # libdnnl needs libOpenCL, libxxhash and Zydis are shared: all carried.
 export LD_LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The linker too: Zydis's CMake package names Zycore as a bare -lZycore.
+export LIBRARY_PATH=$DEPS/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}
 # -w: a newer compiler's new warnings must not fail the device build (CI
 # keeps -Werror). -isystem: xbyak's CMake package names /usr/include as its
 # include folder, which CMake drops as implicit, and there /usr/include has
