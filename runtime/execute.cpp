@@ -15,6 +15,7 @@
 #include "memplan/verify.h"
 #include "runtime/context.h"
 #include "runtime/device_program.h"
+#include "runtime/slow_paths.h"
 #include "runtime/transfer.h"
 
 namespace braze {
@@ -304,6 +305,28 @@ void plan_arena(const Schedule& s, Prepared& p, const ArrayAllocator& allocate) 
 
 std::atomic<int64_t> library_lookup_count{0};
 
+// Note [No silent slow paths]: a library call that will run on the
+// reference interpreter, said (or refused) when its program is prepared.
+// An empty operand or result is no slow path: there is nothing to compute.
+void report_reference_library_call(const Graph& g, const FusedGroup& group, const std::string& why) {
+  const Node& call = g[group.nodes[0]];
+  bool empty = numel(call.shape()) == 0;
+  std::string shapes;
+  for (NodeId in : call.inputs) {
+    empty = empty || numel(g[in].shape()) == 0;
+    shapes += (shapes.empty() ? "" : " x ") + to_string(g[in].shape());
+  }
+  if (empty) return;
+  std::string kind = detail::concat(info(call.op).api, " of ", name(g[call.inputs[0]].dtype));
+  report_slow_path(kind, kind + " " + shapes, why);
+}
+
+// ... and a fused kernel the generator does not emit (found.why).
+void report_interpreted_kernel(const Step& step, const std::string& why) {
+  std::string kind = "a fused kernel";
+  report_slow_path(kind + ": " + why, detail::concat(kind, " over ", to_string(step.group.domain)), why);
+}
+
 // A library call, found or created once per program instead of once per
 // run: on a GPU its cuBLASLt/cuDNN call (Note [CUDA library calls]), else
 // (the CPU, host emulation) its oneDNN primitive (Note [oneDNN
@@ -383,6 +406,8 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
         LibraryCall c = prepare_library_call(s.graph, step.group, p.device.get());
         p.library[k] = std::move(c.cpu);
         p.device_library[k] = std::move(c.device);
+        if (!p.device_library[k] && !p.library[k].why_not.empty())
+          report_reference_library_call(s.graph, step.group, p.library[k].why_not);
         continue;
       }
       if (p.device) continue;
@@ -395,6 +420,7 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
       }
       rt.stats().kernels_evicted.fetch_add(found.evicted, std::memory_order_relaxed);
       p.kernels[k] = found.kernel;  // null: the spec interpreter runs it (found.why says why)
+      if (!found.kernel) report_interpreted_kernel(step, found.why);
     }
   }
   p.workspace_offset.assign(s.steps.size(), -1);
