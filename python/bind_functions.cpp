@@ -77,6 +77,18 @@ void bind_movement(nb::module_& m) {
   m.def("matrix_transpose", [](nb::handle x) { return matrix_transpose(to_tensor(x)); }, "x"_a);
   m.def("broadcast_to", [](nb::handle x, const Shape& shape) { return broadcast_to(to_tensor(x), shape); },
         "x"_a, "shape"_a);
+  // A sequence of tensors (or what asarray takes) as one list: concatenate, stack.
+  auto tensor_list = [](nb::handle xs, const char* op) {
+    if (nb::isinstance<Tensor>(xs) || !nb::hasattr(xs, "__iter__"))
+      throw nb::type_error(detail::concat(op, ": takes a sequence of tensors, not a ", nb::inst_name(xs).c_str()).c_str());
+    std::vector<Tensor> ts;
+    for (nb::handle h : nb::iter(xs)) ts.push_back(to_tensor(h));
+    return ts;
+  };
+  m.def("_concatenate", [tensor_list](nb::handle xs, int64_t axis) {
+    return concatenate(tensor_list(xs, "concatenate"), axis); }, "arrays"_a, "axis"_a);
+  m.def("_stack", [tensor_list](nb::handle xs, int64_t axis) {
+    return stack(tensor_list(xs, "stack"), axis); }, "arrays"_a, "axis"_a);
   m.def("expand_dims", [](nb::handle x, int64_t axis) { return expand_dims(to_tensor(x), axis); }, "x"_a, "axis"_a);
   m.def("squeeze", [](nb::handle x, nb::handle axis) { return squeeze(to_tensor(x), to_axes(axis, "squeeze")); }, "x"_a,
         "axis"_a = nb::none());

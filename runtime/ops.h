@@ -76,6 +76,12 @@ inline Tensor unsqueeze(const Tensor& x, int64_t axis) { return expand_dims(x, a
 Tensor squeeze(const Tensor& x, std::optional<std::vector<int64_t>> axes = std::nullopt);
 Tensor flatten(const Tensor& x);
 
+// Joining: NumPy's concatenate and stack, with its dtype promotion. These
+// realize their inputs and return a realized tensor (Note [Concatenation
+// realizes], runtime/concatenate.cpp).
+Tensor concatenate(std::span<const Tensor> xs, int64_t axis = 0);
+Tensor stack(std::span<const Tensor> xs, int64_t axis = 0);
+
 // Basic indexing: integers (drop the axis), slices with any nonzero step,
 // new axes and one ellipsis, as in NumPy's x[1, 2:-1:2, None, ...].
 struct Slice {

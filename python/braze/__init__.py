@@ -27,6 +27,7 @@ from . import _core
 from ._core import Tensor
 from ._copyto import copyto
 from ._jit import jit
+from ._join import *  # noqa: F401,F403 (the names in _join.NAMES)
 from . import _numpy_protocols
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.

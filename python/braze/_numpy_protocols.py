@@ -156,6 +156,11 @@ def _functions(bz):
         np.shape: lambda a: tuple(a.shape), np.ndim: lambda a: a.ndim, np.size: lambda a, axis=None: (
             a.size if axis is None else a.shape[axis]),
     }
+    # Joining and splitting (python/braze/_join.py): NumPy's own names and
+    # signatures, so a tensor among the arrays takes the whole call.
+    for name in ("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "atleast_1d",
+                 "atleast_2d", "atleast_3d", "split", "array_split", "hsplit", "vsplit", "dsplit"):
+        table[getattr(np, name)] = getattr(bz, name)
     return table
 
 

@@ -117,6 +117,23 @@ TEST(ApiScalars, NegativeZeroConstantIsNotPositiveZero) {
   EXPECT_EQ(values(neg), (std::vector<double>{-kInf, -kInf}));
 }
 
+// --- joining ------------------------------------------------------------------
+
+TEST(ApiJoin, ConcatenateAndStackFromCpp) {
+  Tensor a = m23();
+  std::vector<Tensor> rows{a, a * 2.0};
+  EXPECT_EQ(values(concatenate(rows, 0)), (std::vector<double>{1, 2, 3, 4, 5, 6, 2, 4, 6, 8, 10, 12}));
+  Tensor cols = concatenate(rows, 1);
+  EXPECT_TRUE(cols.is_realized());
+  EXPECT_EQ(cols.shape(), (Shape{2, 6}));
+  EXPECT_EQ(values(cols), (std::vector<double>{1, 2, 3, 2, 4, 6, 4, 5, 6, 8, 10, 12}));
+  Tensor st = stack(rows, -1);
+  EXPECT_EQ(st.shape(), (Shape{2, 3, 2}));
+  EXPECT_EQ(values(st), (std::vector<double>{1, 2, 2, 4, 3, 6, 4, 8, 5, 10, 6, 12}));
+  std::vector<Tensor> bad{a, transpose(a)};
+  EXPECT_TRUE(contains(error_of<std::invalid_argument>([&] { concatenate(bad, 0); }), "concatenate: shapes [2, 3] and [3, 2] differ in axis 1"));
+}
+
 // --- views --------------------------------------------------------------------
 
 TEST(ApiViews, ReshapeTransposeAndFlatten) {

@@ -104,7 +104,7 @@ def test_facts_about_a_tensor_do_not_realize_it():
 
 
 @pytest.mark.parametrize("call,name", [
-    (lambda t: np.split(t, 2), "numpy.split"), (lambda t: np.hstack([t, t]), "numpy.hstack"),
+    (lambda t: np.pad(t, 1), "numpy.pad"), (lambda t: np.tile(t, 2), "numpy.tile"),
     (lambda t: np.arctan2(t, t), "numpy.arctan2"), (lambda t: np.fft.fft(t), "numpy.fft.fft"),
     (lambda t: np.where(t > 0), "numpy.where"), (lambda t: np.sum(t, where=t > 0), "numpy.sum"),
     (lambda t: np.cumsum(t), "numpy.cumsum"),
