@@ -27,7 +27,9 @@ from . import _core
 from ._core import Tensor
 from ._copyto import copyto
 from ._jit import jit
-from ._join import *  # noqa: F401,F403 (the names in _join.NAMES)
+from ._join import *  # noqa: F401,F403 (the names in _join.__all__)
+from ._numpy_functions import *  # noqa: F401,F403
+from . import _numpy_functions
 from . import _numpy_protocols
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.
@@ -274,6 +276,14 @@ Tensor.__float__ = _scalar(float)
 Tensor.__int__ = _scalar(int)
 Tensor.__bool__ = _bool
 Tensor.__hash__ = None
+Tensor.__floordiv__ = lambda self, other: floor_divide(self, other)  # noqa: F405
+Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)  # noqa: F405
+Tensor.__pos__ = lambda self: positive(self)  # noqa: F405
+Tensor.any = lambda self, axis=None, keepdims=False: any(self, axis, keepdims=keepdims)  # noqa: F405
+Tensor.all = lambda self, axis=None, keepdims=False: all(self, axis, keepdims=keepdims)  # noqa: F405
+Tensor.clip = lambda self, min=None, max=None: clip(self, min, max)  # noqa: F405
+Tensor.ravel = lambda self: ravel(self)  # noqa: F405
+Tensor.tolist = lambda self: self.numpy().tolist()
 
 
 def _export_core_functions():

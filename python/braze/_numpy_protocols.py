@@ -30,6 +30,8 @@ def _ufuncs(bz):
         if isinstance(fn, np.ufunc) and hasattr(bz, row["api"]):
             table[fn] = getattr(bz, row["api"])
     table[np.matmul] = bz.matmul
+    for name in bz._numpy_functions.UFUNCS:  # built from braze's ops (python/braze/_numpy_functions.py)
+        table[getattr(np, name)] = getattr(bz, name)
     return table
 
 
@@ -160,6 +162,8 @@ def _functions(bz):
     # signatures, so a tensor among the arrays takes the whole call.
     for name in ("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "atleast_1d",
                  "atleast_2d", "atleast_3d", "split", "array_split", "hsplit", "vsplit", "dsplit"):
+        table[getattr(np, name)] = getattr(bz, name)
+    for name in bz._numpy_functions.FUNCTIONS:
         table[getattr(np, name)] = getattr(bz, name)
     return table
 

@@ -3,6 +3,8 @@ runtime/concatenate.cpp): every dtype and layout, each axis, zero-size
 parts, lazy parts fused into one program, the NumPy protocol, the errors,
 and the CUDA path under host emulation (and on a GPU, marked gpu)."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -54,7 +56,9 @@ def test_concatenate_of_lazy_parts_is_one_program_and_realized():
     got = bz.concatenate([bz.exp(x) * 2.0, y - x, bz.softmax(y, axis=-1)], axis=1)
     s = bz.stats()
     assert got.is_realized
-    assert s["realizations"] == 1 and s["programs_compiled"] + s["programs_replayed"] == 1, s
+    assert s["realizations"] == 1, s
+    if os.environ.get("BRAZE_BACKEND") != "reference":  # the oracle makes no programs
+        assert s["programs_compiled"] + s["programs_replayed"] == 1, s
     xs, ys = x.numpy(), y.numpy()
     e = np.exp(ys - ys.max(-1, keepdims=True))
     want = np.concatenate([np.exp(xs) * 2, ys - xs, e / e.sum(-1, keepdims=True)], axis=1)
