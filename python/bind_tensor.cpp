@@ -91,6 +91,36 @@ void bind_operators(nb::class_<Tensor>& cls) {
   cls.def("__rmatmul__", [](const Tensor& a, nb::handle b) { return matmul(to_tensor(b), a); }, nb::is_operator());
 }
 
+// Note [In-place updates]
+// NumPy's in-place forms (x += y, x[k] = v) change an array every holder
+// of it sees. A braze tensor is a handle on a node of the lazy graph, and
+// other lazy tensors may read that node: writing its storage would change
+// values recorded before the write, which NumPy computed already. So an
+// in-place update gives the handle a new node (every Python name bound to
+// this tensor object sees the new value; what was recorded on the old one
+// keeps the old value, as in NumPy), and writes storage in place only when
+// nothing else can see it: the handle is the node's only holder and the
+// node the storage's only holder. The one NumPy aliasing braze cannot
+// follow is writing through a view (a[i][j] = v changes a in NumPy): a
+// lazy view of stored values refuses the write instead of writing a copy.
+
+// The handle is the only holder of its node and the node of its storage.
+bool sole_owner(const Tensor& t) {
+  NodeReadLock lock;
+  const TensorNode& n = *t.node();
+  return t.node().use_count() == 1 && n.data && n.data->data.use_count() == 1;
+}
+
+// A lazy view (movement ops) of something with values of its own, rather
+// than of a constant or an arange (bz.zeros is a broadcast constant).
+bool views_stored_values(const Tensor& t) {
+  NodeReadLock lock;
+  const TensorNode* n = t.node().get();
+  if (n->data || !is_movement(n->op)) return false;
+  while (!n->data && is_movement(n->op) && !n->inputs.empty()) n = n->inputs[0].get();
+  return n->data || !(n->op == Op::Const || n->op == Op::Arange);
+}
+
 }  // namespace
 
 nb::class_<Tensor> bind_tensor(nb::module_& m) {
@@ -104,6 +134,9 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
       .def_prop_ro("T", [](const Tensor& x) { return transpose(x); })
       .def_prop_ro("mT", [](const Tensor& x) { return matrix_transpose(x); })
       .def("_raw_bytes", &raw_bytes)
+      .def("_sole_owner", &sole_owner)  // Note [In-place updates]
+      .def("_views_stored_values", &views_stored_values)
+      .def("_rebind", [](Tensor& self, const Tensor& value) { self = value; })
       .def("_writable_bytes", &writable_bytes)
       .def("_upload", &upload_bytes, nb::call_guard<nb::gil_scoped_release>())  // Note [The GIL]
       .def("_dlpack_view", &dlpack_view)

@@ -30,6 +30,7 @@ from ._jit import jit
 from ._join import *  # noqa: F401,F403 (the names in _join.__all__)
 from ._numpy_functions import *  # noqa: F401,F403
 from . import _numpy_functions
+from . import _inplace
 from . import _numpy_protocols
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.
@@ -284,6 +285,7 @@ Tensor.all = lambda self, axis=None, keepdims=False: all(self, axis, keepdims=ke
 Tensor.clip = lambda self, min=None, max=None: clip(self, min, max)  # noqa: F405
 Tensor.ravel = lambda self: ravel(self)  # noqa: F405
 Tensor.tolist = lambda self: self.numpy().tolist()
+_inplace.install()  # x += y, x[key] = value (Note [In-place updates])
 
 
 def _export_core_functions():
