@@ -31,6 +31,8 @@ from ._join import *  # noqa: F401,F403 (the names in _join.__all__)
 from ._numpy_functions import *  # noqa: F401,F403
 from . import _numpy_functions
 from . import _inplace
+from . import _gather
+from ._gather import *  # noqa: F401,F403
 from . import _numpy_protocols
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.
@@ -286,6 +288,7 @@ Tensor.clip = lambda self, min=None, max=None: clip(self, min, max)  # noqa: F40
 Tensor.ravel = lambda self: ravel(self)  # noqa: F405
 Tensor.tolist = lambda self: self.numpy().tolist()
 _inplace.install()  # x += y, x[key] = value (Note [In-place updates])
+_gather.install()  # x[index_array], x[mask]
 
 
 def _export_core_functions():

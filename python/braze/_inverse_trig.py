@@ -48,17 +48,17 @@ class _Cephes:
         self.pio4_hi, self.pio4_lo = _split(_PI / 4, hi_bits)
 
 
-def _atanf_poly(t, z):  # Cephes atanf, |t| <= tan(pi/8)
+def _atanf_poly(t, z):  # Cephes atanf, |t| <= tan(pi/8): atan(t) = t + this
     p = ((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1
-    return t + t * z * p
+    return t * z * p
 
 
-def _atan_poly(t, z):  # Cephes atan, |t| <= 0.66: t + t z P(z)/Q(z)
+def _atan_poly(t, z):  # Cephes atan, |t| <= 0.66: atan(t) = t + t z P(z)/Q(z)
     p = (((-8.750608600031904122785e-1 * z - 1.615753718733365076637e1) * z
           - 7.500855792314704667340e1) * z - 1.228866684490136173410e2) * z - 6.485021904942025371773e1
     q = ((((z + 2.485846490142306297962e1) * z + 1.650270098316988542046e2) * z
           + 4.328810604912902668951e2) * z + 4.853903996359136964868e2) * z + 1.945506571482613964425e2
-    return t + t * (z * p / q)
+    return t * (z * p / q)
 
 
 # tiny: the smallest subnormal; huge: past it, |x| + |y| could overflow.
@@ -67,21 +67,42 @@ _CEPHES = {
     _F64: _Cephes(0.66, _atan_poly, 50, 2.0 ** -1074, 2.0 ** 1021),
 }
 _T3P8 = 2.414213562373095  # tan(3 pi/8)
+import os
+WIDE = os.environ.get('WIDE') == '1'
 
 
 def _atan_parts(n, d, c, dt):
-    """atan(n / d) = k pi/4 + a for n, d >= 0 (finite, or d = inf), as the
-    pair (k, a): k in {0, 1, 2} counts the reduction (Cephes' branches), a
-    is the polynomial on the reduced argument. One division, the quotient
-    never formed: (n - d)/(n + d) and -d/n are exact rewrites of
-    (r - 1)/(r + 1) and -1/r for r = n/d."""
+    """atan(n / d) for n, d >= 0 (finite, or d = inf) as k pi/4 + t + w,
+    returned as (k, t, w): k in {0, 1, 2} counts Cephes' reduction, t is the
+    reduced argument and t + w (left unrounded) its arctangent. One division,
+    the quotient n/d never formed: (n - d)/(n + d) and -d/n are exact
+    rewrites of (r - 1)/(r + 1) and -1/r for r = n/d."""
     big = n > _T3P8 * d
     mid = n > c.mid * d
+    if dt == _F32 and WIDE:
+        # float32's reduced argument comes from float64, where n - d and
+        # n + d are exact: rounded three times in float32 it was 1.5 ulp
+        # off, which alone used up the 2 ulp.
+        n, d = _core.astype(n, "float64"), (d if isinstance(d, float) else _core.astype(d, "float64"))
     num = _core.where(big, -d, _core.where(mid, n - d, n))
     den = _core.where(big, n, _core.where(mid, n + d, d))
     t = num / _core.maximum(den, c.tiny)  # 0/0 (n = d = 0) becomes 0/tiny = 0; NaN stays
+    if dt == _F32 and WIDE:
+        t = _core.astype(t, "float32")
     k = _core.astype(big, dt.name) + _core.astype(mid, dt.name)  # in dt: k * pio4_lo must not round to float32
-    return k, c.poly(t, t * t)
+    return k, t, c.poly(t, t * t)
+
+
+def _combine(m, t, w, c, neg):
+    """m pi/4 +- (t + w), with the sign - where neg. m pi/4 is hi + lo with
+    hi exact; hi + t is summed exactly (Fast2Sum: |hi| >= pi/4 > |t| unless
+    m = 0, where it is exact anyway), so the result is rounded once, past
+    the errors of t and w."""
+    if neg is not None:
+        t, w = _core.where(neg, -t, t), _core.where(neg, -w, w)
+    hi = m * c.pio4_hi
+    s = hi + t
+    return s + (((hi - s) + t) + (m * c.pio4_lo + w))
 
 
 def _signbit(x):
@@ -140,8 +161,8 @@ def arctan(x):
     dt = _to_float(x.dtype)
     x = _compute(x, dt)
     c = _CEPHES[x.dtype]
-    k, a = _atan_parts(_core.abs(x), 1.0, c, x.dtype)
-    r = k * c.pio4_hi + (k * c.pio4_lo + a)  # inf: k = 2, a = atan(-0) = pi/2 exactly
+    k, t, w = _atan_parts(_core.abs(x), 1.0, c, x.dtype)
+    r = _combine(k, t, w, c, None)  # inf: k = 2, t = -0: pi/2
     return _result(_core.where(_signbit(x), -r, r), dt)  # r is +0 for +-0: the sign restores -0
 
 
@@ -171,12 +192,12 @@ def arctan2(y, x):
     both_inf = _core.logical_and(_core.isinf(x), _core.isinf(y))
     ax = _core.where(both_inf, 1.0, ax * scale)
     ay = _core.where(both_inf, 1.0, ay * scale)
-    k, a = _atan_parts(ay, ax, c, cdt)
+    k, t, w = _atan_parts(ay, ax, c, cdt)
     # atan2(|y|, |x|) is k pi/4 + a; for x < 0 (-0 too) it is pi minus that,
     # (4 - k) pi/4 - a. The multiple of pi/4 in hi (exact) and lo parts.
     xneg = _signbit(x)
     m = _core.where(xneg, 4.0 - k, k)
-    r = m * c.pio4_hi + (m * c.pio4_lo + _core.where(xneg, -a, a))
+    r = _combine(m, t, w, c, xneg)
     return _result(_core.where(_signbit(y), -r, r), dt)
 
 

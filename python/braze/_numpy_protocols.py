@@ -110,8 +110,10 @@ def _functions(bz):
         return bz.reshape(bz.asarray(a), [shape] if isinstance(shape, int) else list(shape))
 
     def where(condition, *xy):
+        if not xy:
+            return bz.nonzero(condition)  # NumPy's one-argument form (realizes: python/braze/_gather.py)
         if len(xy) != 2:
-            raise _unsupported("numpy.where(condition)", " with one argument (its result's shape depends on the data)")
+            raise TypeError("where: takes a condition alone, or a condition and two values")
         return bz.where(condition, *xy)
 
     def round_(a, decimals=0, out=None):
@@ -162,6 +164,8 @@ def _functions(bz):
     # signatures, so a tensor among the arrays takes the whole call.
     for name in ("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "atleast_1d",
                  "atleast_2d", "atleast_3d", "split", "array_split", "hsplit", "vsplit", "dsplit"):
+        table[getattr(np, name)] = getattr(bz, name)
+    for name in bz._gather.__all__:
         table[getattr(np, name)] = getattr(bz, name)
     for name in bz._numpy_functions.FUNCTIONS:
         table[getattr(np, name)] = getattr(bz, name)
