@@ -4,6 +4,7 @@ Operations on braze tensors are recorded lazily; ``.numpy()`` or
 ``braze.realize(...)`` evaluates them. See the README for the tour.
 """
 
+import builtins as _builtins
 import contextlib
 import os as _os
 import sys as _sys
@@ -33,10 +34,13 @@ from . import _numpy_functions
 from . import _inplace
 from . import _gather
 from ._gather import *  # noqa: F401,F403
+from . import _array_api
+from ._array_api import *  # noqa: F401,F403 (the array API's names NumPy's do not cover)
 from . import _numpy_protocols
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.
 bool_ = _np.dtype("bool")
+bool = bool_  # the array API's name  # noqa: A001
 uint8 = _np.dtype("uint8")
 int8 = _np.dtype("int8")
 int32 = _np.dtype("int32")
@@ -258,7 +262,7 @@ def _bool(self):
     if self.size != 1:
         raise ValueError("the truth value of a tensor with more than one element is ambiguous; "
                          "use bz.any-style reductions or .item()")
-    return bool(self.item())
+    return _builtins.bool(self.item())
 
 
 def astype(x, dtype):
@@ -289,6 +293,7 @@ Tensor.ravel = lambda self: ravel(self)  # noqa: F405
 Tensor.tolist = lambda self: self.numpy().tolist()
 _inplace.install()  # x += y, x[key] = value (Note [In-place updates])
 _gather.install()  # x[index_array], x[mask]
+_array_api.install()  # x.__array_namespace__() is this module
 
 
 def _export_core_functions():

@@ -133,6 +133,36 @@ def _functions(bz):
             raise _unsupported("numpy.full_like(shape=...)")
         return bz.full_like(bz.asarray(a), fill_value, dtype=dtype)
 
+    def flat_or(a, axis):
+        a = bz.asarray(a)
+        return (bz.reshape(a, [-1]), 0) if axis is None else (a, axis)
+
+    def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+        if order is not None:
+            raise _unsupported("numpy.sort(order=...)")
+        x, ax = flat_or(a, axis)
+        return bz.sort(x, axis=ax)
+
+    def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+        if order is not None:
+            raise _unsupported("numpy.argsort(order=...)")
+        x, ax = flat_or(a, axis)
+        return bz.argsort(x, axis=ax)
+
+    def scan(name):
+        def call(a, axis=None, dtype=None, out=None):
+            if out is not None:
+                raise _unsupported(f"numpy.{name}(out=...)")
+            x, ax = flat_or(a, axis)
+            return getattr(bz, "cumulative_" + name[3:])(x, axis=ax, dtype=dtype)
+        return call
+
+    def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
+        if return_index or return_inverse or return_counts or axis is not None:
+            raise _unsupported("numpy.unique", " with return_* or axis (use unique_all / unique_inverse / "
+                               "unique_counts)")
+        return bz.unique_values(bz.reshape(bz.asarray(ar), [-1]))
+
     def dot(a, b, out=None):
         a, b = bz.asarray(a), bz.asarray(b)
         if a.ndim > 2 or b.ndim > 2:
@@ -155,7 +185,9 @@ def _functions(bz):
         np.zeros_like: like(bz.zeros_like), np.ones_like: like(bz.ones_like), np.full_like: full_like,
         np.copy: lambda a, order="K", subok=False: bz.copy(bz.asarray(a)),
         np.astype: lambda x, dtype, /, *, copy=True, device=None: bz.astype(x, dtype),
-        np.dot: dot,
+        np.dot: dot, np.sort: sort, np.argsort: argsort, np.cumsum: scan("cumsum"), np.cumprod: scan("cumprod"),
+        np.unique: unique,
+        np.searchsorted: lambda a, v, side="left", sorter=None: bz.searchsorted(a, v, side=side, sorter=sorter),
         # Facts about the array, not computations: answered without realizing.
         np.shape: lambda a: tuple(a.shape), np.ndim: lambda a: a.ndim, np.size: lambda a, axis=None: (
             a.size if axis is None else a.shape[axis]),
@@ -165,6 +197,9 @@ def _functions(bz):
     for name in ("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "atleast_1d",
                  "atleast_2d", "atleast_3d", "split", "array_split", "hsplit", "vsplit", "dsplit"):
         table[getattr(np, name)] = getattr(bz, name)
+    for name in bz._array_api.FUNCTIONS:
+        if hasattr(np, name):
+            table[getattr(np, name)] = getattr(bz, name)
     for name in bz._gather.__all__:
         table[getattr(np, name)] = getattr(bz, name)
     for name in bz._numpy_functions.FUNCTIONS:
