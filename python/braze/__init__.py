@@ -31,6 +31,7 @@ from ._jit import jit
 from ._join import *  # noqa: F401,F403 (the names in _join.__all__)
 from ._numpy_functions import *  # noqa: F401,F403
 from . import _numpy_functions
+from ._inverse_trig import *  # noqa: F401,F403
 from . import _inplace
 from . import _gather
 from ._gather import *  # noqa: F401,F403
@@ -63,15 +64,23 @@ def _dtype_name(dtype):
     return name
 
 
-def asarray(obj, dtype=None, device=None):
+def asarray(obj, dtype=None, device=None, copy=None):
     """A tensor holding a copy of ``obj`` (an array, a nested list, a scalar).
 
     NumPy arrays and NumPy scalars keep their dtype; Python lists and
-    numbers take braze's defaults (float32, int64, bool).
+    numbers take braze's defaults (float32, int64, bool). ``copy`` as in
+    the array API: True always copies, False never does (a ValueError
+    where it would have to: data from outside braze is always copied in),
+    None copies only where needed.
     """
     if isinstance(obj, Tensor):
         out = obj if dtype is None else obj.astype(dtype)
-        return out if device is None else out.to(device)
+        out = out if device is None else out.to(device)
+        if copy is False and out is not obj:
+            raise ValueError("asarray: copy=False, but a new dtype or device needs a copy")
+        return _core.copy(out) if copy and out is obj else out
+    if copy is False:
+        raise ValueError(f"asarray: copy=False, but a {type(obj).__name__} is always copied into braze's memory")
     keeps_dtype = isinstance(obj, (_np.ndarray, _np.generic)) or hasattr(obj, "__array__")
     arr = _np.asarray(obj)
     if dtype is not None:
@@ -100,16 +109,16 @@ def full(shape, fill_value, dtype=None, device=None):
     return _core.full(_shape(shape), fill_value, _dtype_name(dtype), device)
 
 
-def zeros_like(x, dtype=None):
-    return zeros(x.shape, x.dtype if dtype is None else dtype, x.device)
+def zeros_like(x, dtype=None, device=None):
+    return zeros(x.shape, x.dtype if dtype is None else dtype, device or x.device)
 
 
-def ones_like(x, dtype=None):
-    return ones(x.shape, x.dtype if dtype is None else dtype, x.device)
+def ones_like(x, dtype=None, device=None):
+    return ones(x.shape, x.dtype if dtype is None else dtype, device or x.device)
 
 
-def full_like(x, fill_value, dtype=None):
-    return full(x.shape, fill_value, x.dtype if dtype is None else dtype, x.device)
+def full_like(x, fill_value, dtype=None, device=None):
+    return full(x.shape, fill_value, x.dtype if dtype is None else dtype, device or x.device)
 
 
 def arange(start, stop=None, step=1, dtype=None, device=None):
@@ -265,9 +274,12 @@ def _bool(self):
     return _builtins.bool(self.item())
 
 
-def astype(x, dtype):
-    """``x`` converted to ``dtype`` (a NumPy dtype, a braze dtype or a name)."""
-    return _core.astype(x, _dtype_name(dtype))
+def astype(x, dtype, copy=True, device=None):
+    """``x`` converted to ``dtype`` (a NumPy dtype, a braze dtype or a name);
+    ``copy=False`` returns x itself when it has that dtype already."""
+    out = x if not copy and x.dtype == _np.dtype(_DTYPES.get(_dtype_name(dtype), dtype)) else \
+        _core.astype(x, _dtype_name(dtype))
+    return out if device is None else out.to(device)
 
 
 Tensor.astype = astype

@@ -6,18 +6,19 @@ braze has no atan op. Written as a composite of comparisons, selects and
 arithmetic, each function fuses into the one generated kernel that computes
 whatever surrounds it, on every backend, with no new code generation.
 
-The core is Cephes' arctangent: |t| is reduced to at most tan(pi/8)
-(float32: atanf's degree-4 polynomial in t^2) or 0.66 (float64: atan's
-rational P(t^2)/Q(t^2)), and atan = k pi/4 + atan(t). Two things keep it
-within 2 ulp, which Cephes' atanf as published misses in float32 (2.2 to
-2.3 ulp measured): the reduced argument is corrected for the rounding of its
-numerator and denominator, and k pi/4, held as two parts (Cephes' MOREBITS,
+The core is Cephes' arctangent of a ratio r = n/d in [0, 1] (1/|x| past
+1; min/max of |x| and |y| for arctan2): past tan(pi/8) (float32, atanf's
+degree-4 polynomial in t^2) or 0.66 (float64, atan's rational
+P(t^2)/Q(t^2)) it is reduced to t = (r - 1)/(r + 1), and atan(r) = k pi/4
++ atan(t). Two things keep it within 2 ulp, which Cephes' atanf as
+published misses in float32 (2.2 to 2.3 ulp measured): t is formed from n
+and d with one division and corrected for the rounding of n - d and n + d,
+and the multiple of pi/4, held as two parts (Cephes' MOREBITS,
 generalized), is added to t exactly, so that the result rounds once at its
-own scale. arctan2 reduces |y|/|x| the same way without forming the
-quotient first; the signs of x and y, signed zeros included, then give
-C99's special values. arcsin and arccos are arctan2 of (x, sqrt(1 - x^2))
-and its swap. float16 and bfloat16 compute in float32 and round once;
-integers and bools give float32 (braze's ToFloat rule, as sin).
+own scale. The signs of x and y, signed zeros included, then give C99's
+special values. arcsin and arccos are arctan2 of (x, sqrt(1 - x^2)) and its
+swap. float16 and bfloat16 compute in float32 and round once; integers and
+bools give float32 (braze's ToFloat rule, as sin).
 
 The float32 math stays in float32 on purpose: one float64 value makes the
 CPU kernel wide (jit_cpu/README.md, Note [Wide kernels]), which measured
@@ -38,7 +39,6 @@ __all__ = ["arctan", "arctan2", "arcsin", "arccos", "atan", "atan2", "asin", "ac
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _HALVES = {np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)}
 _PI = Fraction(Decimal("3.14159265358979323846264338327950288419716939937510582097494459"))
-_T3P8 = 2.414213562373095  # tan(3 pi/8)
 
 
 def _split(c, bits):
@@ -65,10 +65,10 @@ def _atan_poly(t, z):
 
 
 class _Cephes:
-    """Per compute dtype: where the middle reduction starts, the polynomial,
-    pi/4 in two parts, the smallest subnormal (tiny), the magnitude past
-    which |x| + |y| could overflow (huge) and one below which c |x| could
-    round as a subnormal (small)."""
+    """Per compute dtype: where the reduction starts, the polynomial, pi/4 in
+    two parts, the smallest subnormal (tiny), the magnitude past which
+    n + d could overflow (huge) and one below which mid d could round as a
+    subnormal (small)."""
 
     def __init__(self, mid, poly, hi_bits, tiny, huge, small):
         self.mid, self.poly, self.tiny, self.huge, self.small = mid, poly, tiny, huge, small
@@ -81,42 +81,32 @@ _CEPHES = {
 }
 
 
-def _two_sum_error(a, b, s):
-    """The rounding error of s = a + b, exactly (Knuth's TwoSum)."""
-    bv = s - a
-    return (a - (s - bv)) + (b - bv)
-
-
 def _atan_parts(n, d, dt):
-    """atan(n / d) for n, d >= 0 (d may be inf; not both) as k pi/4 + t + w,
-    returned as (k, t, w): k in {0, 1, 2} counts Cephes' reduction, t is the
-    reduced argument and t + w its arctangent, left unrounded. n/d itself is
-    never formed: (n - d)/(n + d) and -d/n are exact rewrites of
-    (r - 1)/(r + 1) and -1/r for r = n/d, so each branch rounds one
-    division."""
+    """atan(n / d) for 0 <= n <= d, d > 0, as k pi/4 + t + w, returned as
+    (k, t, w): k in {0, 1} is Cephes' reduction, t the reduced argument and
+    t + w its arctangent, left unrounded. n/d itself is never formed:
+    (n - d)/(n + d) is an exact rewrite of (r - 1)/(r + 1) for r = n/d, so
+    t rounds one division."""
     c = _CEPHES[dt]
-    big = n > _T3P8 * d
-    mid = n > c.mid * d
-    diff, total = n - d, n + d
-    num = _core.where(big, -d, _core.where(mid, diff, n))
-    den = _core.where(big, n, _core.where(mid, total, d))
-    t = num / _core.maximum(den, c.tiny)  # n = d = 0: 0/tiny = 0, not NaN; NaN stays NaN
-    # In the middle branch n - d and n + d round too (1.5 ulp of t in all,
-    # which alone used up float32's 2 ulp); add back their exact errors.
-    en, ed = _two_sum_error(n, -d, diff), _two_sum_error(n, d, total)
-    t = _core.where(big, t, _core.where(mid, t + (en - t * ed) / total, t))
-    k = _core.astype(big, dt.name) + _core.astype(mid, dt.name)  # in dt: k * pio4_lo must not round to float32
+    k = _core.astype(n > c.mid * d, dt.name)  # in dt: k * pio4_lo must not round to float32
+    md, nm = k * d, k * n
+    num, den = n - md, d + nm  # k = 0: n / d
+    # n - d and n + d round (1.5 ulp of t in all, which alone used up
+    # float32's 2 ulp): add back their errors, exact by Fast2Sum (d >= n),
+    # zero where k = 0. Ordered so that the kernel computes them before t0.
+    en, ed = n - (num + md), nm - (den - d)
+    t0 = num / den
+    t = (en - ed * t0) / den + t0
     return k, t, c.poly(t, t * t)
 
 
-def _combine(m, t, w, dt, neg=None):
-    """m pi/4 + (t + w), negated where neg. The sum hi + t is split exactly
-    (Fast2Sum: |hi| >= pi/4 > |t|, or hi = 0), so only the last addition
-    rounds at the result's scale; w, lo and that split's error are far
-    below it."""
+def _combine(base, k, t, w, dt):
+    """(base + k) pi/4 + t + w. The multiple of pi/4 is hi + lo with hi
+    exact, and hi + t is split exactly (Fast2Sum: |hi| >= pi/4 > |t|, or
+    hi = 0), so only the last addition rounds at the result's scale; w,
+    lo and the split's error are far below it."""
     c = _CEPHES[dt]
-    if neg is not None:
-        t, w = _core.where(neg, -t, t), _core.where(neg, -w, w)
+    m = base + k
     hi = m * c.pio4_hi
     s = hi + t
     return s + (((hi - s) + t) + (m * c.pio4_lo + w))
@@ -172,13 +162,27 @@ def _result(r, dt):
     return r if r.dtype == dt else _core.astype(r, dt.name)
 
 
+# Generated kernels compute the operands of an op in order, depth first, and
+# must fit the values alive at once in the vector registers (11 on AVX2). So
+# the results below are written sign * _combine(base, k, t, w): the sign and
+# the multiple of pi/4 are computed first, then the reduction, then t, then
+# its polynomial, with few values alive across each stretch.
+
+
 def arctan(x):
     x = _tensor(x)
     dt = _to_float(x.dtype)
     x = _compute(x, dt)
-    k, t, w = _atan_parts(_core.abs(x), 1.0, x.dtype)
-    r = _combine(k, t, w, x.dtype)  # +-inf: k = 2, t = -0: pi/2
-    return _result(_core.where(_signbit(x), -r, r), dt)  # r is +0 for +-0: this restores -0
+    # Clamped at 2^60, whose arctangent rounds to pi/2 in float32 and
+    # float64 alike: d = inf would make k d = 0 inf NaN.
+    a = _core.minimum(_core.abs(x), 2.0 ** 60)
+    # Past 1, atan(a) = pi/2 - atan(1/a) = -(-2 pi/4 + atan(1/a)). The sign
+    # multiplies last, so that +0 becomes -0 for -0.
+    swap = a > 1.0
+    sign = _core.where(_core.not_equal(swap, _signbit(x)), -1.0, 1.0)
+    base = _core.where(swap, -2.0, 0.0)
+    k, t, w = _atan_parts(_core.minimum(a, 1.0), _core.maximum(a, 1.0), x.dtype)
+    return _result(sign * _combine(base, k, t, w, x.dtype), dt)
 
 
 def arctan2(y, x):
@@ -197,26 +201,29 @@ def arctan2(y, x):
         dt = _promote_float(y.dtype, x.dtype)
     y, x = _compute(y, dt), _compute(x, dt)
     cdt = x.dtype
-    ay, ax = _core.abs(y), _core.abs(x)
-    # Both scale by a power of 2 (exactly) when the larger is past huge, so
-    # that |x| + |y| and tan(3pi/8) |x| stay finite (the smaller loses bits
-    # only where its ratio to the larger underflows anyway), or below small,
-    # so that the branch tests do not round among subnormals (1 and 2
-    # subnormal units took the wrong branch: 79 ulp). Both infinite: the
-    # ratio is 1 (C99: atan2(+-inf, +-inf) is +-pi/4 or +-3pi/4), not inf/inf.
     c = _CEPHES[cdt]
-    m = _core.maximum(ax, ay)
+    ay, ax = _core.abs(y), _core.abs(x)
+    # atan2(y, x) = sign ((base + k) pi/4 + t + w), atan(n/d) = k pi/4 + t + w
+    # for n/d = min/max of |x|, |y|: |y| > |x| gives pi/2 - atan(n/d), x < 0
+    # (or -0) pi minus that, y < 0 (or -0) the negation; -0 for y = -0 comes
+    # from the sign, as a product.
+    swap, xneg = ay > ax, _signbit(x)
+    sign = _core.where(_core.not_equal(_core.not_equal(swap, xneg), _signbit(y)), -1.0, 1.0)
+    base = _core.where(swap, _core.where(xneg, 2.0, -2.0), _core.where(xneg, -4.0, 0.0))
+    # n/d is scaled by a power of 2 (exactly) where d is past huge, so that
+    # n + d stays finite (n loses bits only where n/d underflows anyway), or
+    # below small, so that the branch test does not round among subnormals
+    # (1 and 2 subnormal units took the wrong branch: 79 ulp). d = 0 (both
+    # zero) becomes tiny: 0/tiny = 0. d infinite: n/d is 0, or 1 where n is
+    # infinite too (C99: atan2(+-inf, +-inf) is +-pi/4 or +-3pi/4), so that
+    # no inf reaches the core (k d, inf - inf).
+    n, d = _core.minimum(ax, ay), _core.maximum(_core.maximum(ax, ay), c.tiny)
     up = _core.full([], 1 / c.small, cdt.name, x.device)  # a constant of cdt: 2^900 is no float32
-    scale = _core.where(m > c.huge, 0.25, _core.where(m < c.small, up, 1.0))
-    both_inf = _core.logical_and(_core.isinf(x), _core.isinf(y))
-    ax = _core.where(both_inf, 1.0, ax * scale)
-    ay = _core.where(both_inf, 1.0, ay * scale)
-    k, t, w = _atan_parts(ay, ax, cdt)
-    # atan2(|y|, |x|) = k pi/4 + (t + w); where x < 0 (and x = -0) it is pi
-    # minus that, (4 - k) pi/4 - (t + w).
-    xneg = _signbit(x)
-    r = _combine(_core.where(xneg, 4.0 - k, k), t, w, cdt, xneg)
-    return _result(_core.where(_signbit(y), -r, r), dt)
+    scale = _core.where(d > c.huge, 0.25, _core.where(d < c.small, up, 1.0))
+    d_inf = _core.isinf(d)
+    n = _core.where(d_inf, _core.astype(_core.isinf(n), cdt.name), n * scale)
+    k, t, w = _atan_parts(n, _core.where(d_inf, 1.0, d * scale), cdt)
+    return _result(sign * _combine(base, k, t, w, cdt), dt)
 
 
 def _sqrt_one_minus_square(x):

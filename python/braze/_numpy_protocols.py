@@ -30,7 +30,7 @@ def _ufuncs(bz):
         if isinstance(fn, np.ufunc) and hasattr(bz, row["api"]):
             table[fn] = getattr(bz, row["api"])
     table[np.matmul] = bz.matmul
-    for name in bz._numpy_functions.UFUNCS:  # built from braze's ops (python/braze/_numpy_functions.py)
+    for name in bz._numpy_functions.UFUNCS + ["arctan", "arctan2", "arcsin", "arccos"]:  # composites of braze's ops
         table[getattr(np, name)] = getattr(bz, name)
     return table
 

@@ -61,7 +61,6 @@ KNOWN_DIFFERENCES = {
                                 "NumPy (float64) -inf",
     "int_power_negative": "an integer power with a negative exponent truncates toward zero; NumPy raises "
                           "(a kernel cannot raise; docs/semantics.md)",
-    "advanced_index": "indexing with bools or arrays is NumPy's advanced indexing, which braze lacks (issue 22)",
     "bool_matmul": "matmul rejects bool operands (a ValueError); NumPy computes a logical matmul",
     "bool_arange": "arange of dtype bool: NumPy fills bools by its own rule; braze takes truth values",
     "reshape_negative": "reshape takes -1 as the one unknown size; NumPy takes any negative number so",
@@ -611,9 +610,7 @@ def _expected(bz, call, got, want):
                  "squeeze": lambda: np.squeeze(x, arg), "flatten": lambda: x.flatten(), ".T": lambda: x.T,
                  ".mT": lambda: x.mT}[fn]()
         return exact, _dtype_name(x), 0
-    if kind == "index":
-        if any(it[0] == "bool" for it in call["items"]):
-            raise Known("advanced_index")
+    if kind == "index":  # a bool item is advanced indexing, now braze's too (python/braze/_gather.py)
         return want[0][_key(call)], _dtype_name(want[0]), 0
     if kind == "reduction":
         return _reduction(call, want[0])

@@ -107,8 +107,8 @@ def test_manipulation_and_linear_algebra_names():
         [1, 2][bz.tensor(np.float32(1))]
 
 
-def test_complex_names_exist_but_are_refused():
-    assert bz.complex64 == np.complex64
+def test_complex_is_not_there_yet():
+    assert not hasattr(bz, "complex64")
     with pytest.raises(ValueError, match="unsupported dtype 'complex64'"):
         bz.asarray(np.ones(2, np.complex64))
     assert "complex64" not in bz.__array_namespace_info__().dtypes()
