@@ -111,14 +111,21 @@ bool sole_owner(const Tensor& t) {
   return t.node().use_count() == 1 && n.data && n.data->data.use_count() == 1;
 }
 
-// A lazy view (movement ops) of something with values of its own, rather
-// than of a constant or an arange (bz.zeros is a broadcast constant).
+// A lazy view (movement ops) of values someone else can see: of something
+// with values of its own (not a constant or an arange: bz.zeros is a
+// broadcast constant) that another handle or lazy tensor also holds. A
+// view of values only it holds (x = bz.asarray(v).reshape(s)) is as good as
+// a value: writing a copy of it changes nothing anyone could look at.
 bool views_stored_values(const Tensor& t) {
   NodeReadLock lock;
   const TensorNode* n = t.node().get();
   if (n->data || !is_movement(n->op)) return false;
-  while (!n->data && is_movement(n->op) && !n->inputs.empty()) n = n->inputs[0].get();
-  return n->data || !(n->op == Op::Const || n->op == Op::Arange);
+  bool shared = false;
+  while (!n->data && is_movement(n->op) && !n->inputs.empty()) {
+    shared = shared || n->inputs[0].use_count() > 1;  // held besides by this chain
+    n = n->inputs[0].get();
+  }
+  return shared && (n->data || !(n->op == Op::Const || n->op == Op::Arange));
 }
 
 }  // namespace

@@ -32,6 +32,7 @@ from ._join import *  # noqa: F401,F403 (the names in _join.__all__)
 from ._numpy_functions import *  # noqa: F401,F403
 from . import _numpy_functions
 from ._inverse_trig import *  # noqa: F401,F403
+from . import linalg  # noqa: E402 (bz.linalg)
 from . import _inplace
 from . import _gather
 from ._gather import *  # noqa: F401,F403
@@ -74,7 +75,8 @@ def asarray(obj, dtype=None, device=None, copy=None):
     None copies only where needed.
     """
     if isinstance(obj, Tensor):
-        out = obj if dtype is None else obj.astype(dtype)
+        out = obj if dtype is None or _np.dtype(_DTYPES.get(_dtype_name(dtype), dtype)) == obj.dtype else \
+            obj.astype(dtype)
         out = out if device is None else out.to(device)
         if copy is False and out is not obj:
             raise ValueError("asarray: copy=False, but a new dtype or device needs a copy")
@@ -226,7 +228,9 @@ def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
     tensors; not host-emulated CUDA memory). The device's work is finished
     first, so any consumer stream may read it."""
     if copy:
-        raise BufferError("__dlpack__(copy=True): braze exports its own memory; copy with .numpy() or .to()")
+        fresh = _core.copy(self)  # a copy of its own, realized: the consumer owns what it gets
+        fresh.realize()
+        return _dlpack(fresh, stream=stream, max_version=max_version, dl_device=dl_device)
     if dl_device is not None and tuple(dl_device) != _dlpack_device(self):
         raise BufferError(f"__dlpack__: the tensor is on {self.device}, not on DLPack device {tuple(dl_device)}")
     try:
@@ -294,6 +298,7 @@ Tensor.__cuda_array_interface__ = property(_cuda_array_interface)
 Tensor.__float__ = _scalar(float)
 Tensor.__int__ = _scalar(int)
 Tensor.__bool__ = _bool
+Tensor.__complex__ = _scalar(complex)
 Tensor.__hash__ = None
 Tensor.__floordiv__ = lambda self, other: floor_divide(self, other)  # noqa: F405
 Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)  # noqa: F405

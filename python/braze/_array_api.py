@@ -97,7 +97,7 @@ class _Info:
 
     def dtypes(self, *, device=None, kind=None):
         from . import _DTYPES
-        names = [n for n in _DTYPES if n != "bfloat16"]  # the standard's dtypes braze has
+        names = [n for n in _DTYPES if n not in ("float16", "bfloat16")]  # the standard's dtypes braze has
         return {n: _DTYPES[n] for n in names if kind is None or isdtype(_DTYPES[n], kind)}
 
 
@@ -128,9 +128,18 @@ def unstack(x, /, *, axis=0):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
+    """The standard's vecdot: the axis is not broadcast, the dtype is the
+    operands' promotion (braze sums integers in int64 and casts back)."""
     from . import asarray
     a, b = asarray(x1), asarray(x2)
-    return _core.sum(a * b, [axis], False)
+    for t in (a, b):
+        if not -t.ndim <= axis < 0:
+            raise IndexError(f"vecdot: axis {axis} must be negative and within both ranks ({a.ndim}, {b.ndim})")
+    if a.shape[axis] != b.shape[axis]:
+        raise ValueError(f"vecdot: the contracted axes differ: {list(a.shape)} and {list(b.shape)} along {axis}")
+    prod = a * b
+    r = _core.sum(prod, [axis], False)
+    return r if r.dtype == prod.dtype else r.astype(prod.dtype)
 
 
 def real(x, /):
@@ -166,10 +175,15 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
 
 
 def _scan(op, fn, x, axis, dtype, include_initial, initial):
+    from . import asarray
+    x = asarray(x)
     if axis is None:
         if x.ndim > 1:
             raise ValueError(f"{op}: axis is required for a tensor of rank {x.ndim}")
         axis = 0
+
+    if dtype is None and x.dtype.kind in "biu":
+        dtype = "int64"  # braze's default integer (it has no uint64 for unsigned inputs)
 
     def run(a):
         out = fn(a, axis=axis, dtype=None if dtype is None else np.dtype(dtype))
@@ -206,13 +220,18 @@ def unique_counts(x, /):
     return type(r)(*[_as_tensor(a) for a in r])
 
 
+def _inverse_shaped(r, shape):
+    """The standard's inverse_indices have x's shape (NumPy's of a 0-d x is 1-d)."""
+    return r._replace(inverse_indices=r.inverse_indices.reshape(shape))
+
+
 def unique_inverse(x, /):
-    r = _numpy_call("unique_inverse", np.unique_inverse, x)
+    r = _inverse_shaped(_numpy_call("unique_inverse", np.unique_inverse, x), tuple(x.shape))
     return type(r)(*[_as_tensor(a) for a in r])
 
 
 def unique_all(x, /):
-    r = _numpy_call("unique_all", np.unique_all, x)
+    r = _inverse_shaped(_numpy_call("unique_all", np.unique_all, x), tuple(x.shape))
     return type(r)(*[_as_tensor(a) for a in r])
 
 

@@ -47,7 +47,8 @@ def advanced_getitem(x, key):
 
 def _as_tensor(arr):
     from . import asarray
-    return asarray(np.ascontiguousarray(arr))
+    arr = np.asarray(arr)
+    return asarray(arr if arr.flags.c_contiguous else arr.copy())  # (ascontiguousarray makes a 0-d array 1-d)
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):

@@ -113,7 +113,8 @@ def arccosh(x):
     t = x - 1.0
     near = _core.log1p(t + _core.sqrt(t * (x + 1.0)))
     far = _core.log(x) + math.log(2.0)
-    return _core.where(x > _far(x), far, near)  # x < 1: sqrt of a negative, NaN
+    r = _core.where(x > _far(x), far, near)
+    return _core.where(x < 1.0, math.nan, r)  # (x - 1)(x + 1) is positive again below -1
 
 
 def arctanh(x):
@@ -190,6 +191,7 @@ def signbit(x):
 
 def copysign(x1, x2):
     a, b = _float_pair(x1, x2)
+    a = _core.astype(a, _core.add(a, b).dtype.name)  # the pair's promotion, as every binary op
     return _core.where(signbit(a) == signbit(b), a, _core.negative(a))
 
 
@@ -239,12 +241,11 @@ def float_power(x1, x2):
     return _core.power(_core.astype(a, "float64"), _core.astype(b, "float64"))
 
 
-def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None):
-    if out is not None:
-        raise TypeError("clip: out= is not supported; braze returns a new tensor")
-    lo = a_min if min is None else min
-    hi = a_max if max is None else max
-    x = _t(a)
+def clip(x, /, min=None, max=None):
+    """The array API's clip (NumPy's np.clip(a, a_min, a_max) reaches it
+    through _numpy_protocols)."""
+    lo, hi = min, max
+    x = _t(x)
     if lo is not None:
         x = _core.maximum(x, lo)
     if hi is not None:
@@ -454,7 +455,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     out = [_core.reshape(t, s) for t, s in zip(ts, shapes)]
     if sparse:
         return out
-    full = [max(s[d] for s in shapes) for d in range(n)]
+    full = list(np.broadcast_shapes(*[tuple(s) for s in shapes]))
     return [_core.broadcast_to(o, full) for o in out]
 
 
@@ -585,9 +586,14 @@ def diff(a, n=1, axis=-1):
 def repeat(a, repeats, axis=None):
     """An integer count: each element broadcast along a new axis after it and
     the two merged (a lazy copy)."""
-    if not isinstance(repeats, (int, np.integer)):
-        raise TypeError("repeat: only an integer count is supported (not a count per element)")
     a = _t(a)
+    if not isinstance(repeats, (int, np.integer)):
+        # A count per element: the result's length is in the values; NumPy
+        # computes it (python/braze/_gather.py's rule).
+        from ._gather import _as_tensor, _host, _realized
+        _realized(a, repeats)
+        counts = _host(repeats, "repeat") if isinstance(repeats, _core.Tensor) else np.asarray(repeats)
+        return _as_tensor(np.repeat(_host(a, "repeat"), counts, axis=axis))
     if axis is None:
         a, axis = _core.reshape(a, [-1]), 0
     ax = _axis(axis, a.ndim, "repeat")
@@ -632,17 +638,36 @@ def roll(a, shift, axis=None):
 # --- dtypes --------------------------------------------------------------------------------
 
 
+class _Info:
+    """finfo/iinfo as the array API has them: Python numbers."""
+
+    def __init__(self, info, dtype, floating):
+        self.dtype = np.dtype(dtype)
+        self.bits = int(info.bits)
+        convert = float if floating else int
+        self.max, self.min = convert(info.max), convert(info.min)
+        if floating:
+            self.eps = float(info.eps)
+            self.smallest_normal = float(info.smallest_normal)
+            self.resolution = float(info.resolution)
+
+    def __repr__(self):
+        return f"{'finfo' if hasattr(self, 'eps') else 'iinfo'}({self.dtype.name}: min={self.min}, max={self.max})"
+
+
 def finfo(dtype):
     """NumPy's finfo, bfloat16 included (ml_dtypes)."""
-    return ml_dtypes.finfo(dtype.dtype if isinstance(dtype, _core.Tensor) else dtype)
+    dt = dtype.dtype if isinstance(dtype, _core.Tensor) else np.dtype(dtype)
+    return _Info(ml_dtypes.finfo(dt), dt, True)
 
 
 def iinfo(dtype):
-    return np.iinfo(dtype.dtype if isinstance(dtype, _core.Tensor) else dtype)
+    dt = dtype.dtype if isinstance(dtype, _core.Tensor) else np.dtype(dtype)
+    return _Info(np.iinfo(dt), dt, False)
 
 
 # Functions NumPy's __array_function__ hands to braze (python/braze/_numpy_protocols.py).
-FUNCTIONS = ["clip", "nan_to_num", "all", "any", "count_nonzero", "isclose", "allclose", "array_equal", "nansum",
+FUNCTIONS = ["nan_to_num", "all", "any", "count_nonzero", "isclose", "allclose", "array_equal", "nansum",
              "nanmax", "nanmin", "nanmean", "ptp", "average", "empty_like", "tril", "triu", "moveaxis", "swapaxes",
              "ravel", "flip", "fliplr", "flipud", "diagonal", "trace", "outer", "tensordot", "inner", "vdot", "diff",
              "repeat", "tile", "roll", "meshgrid", "fix"]
@@ -651,7 +676,7 @@ UFUNCS = ["tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "log10", "deg2
           "logaddexp", "logaddexp2", "trunc", "positive", "isfinite", "signbit", "copysign", "fmax", "fmin",
           "heaviside", "logical_xor", "floor_divide", "float_power"]
 
-__all__ = FUNCTIONS + UFUNCS + [
+__all__ = FUNCTIONS + UFUNCS + ["clip", 
     "pi", "e", "euler_gamma", "inf", "nan", "newaxis", "empty", "eye", "identity", "tri", "linspace", "finfo",
     "iinfo", "asinh", "acosh", "atanh", "degrees", "radians", "mod", "true_divide", "absolute", "pow", "conj",
     "conjugate"]

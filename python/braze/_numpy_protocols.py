@@ -163,6 +163,13 @@ def _functions(bz):
                                "unique_counts)")
         return bz.unique_values(bz.reshape(bz.asarray(ar), [-1]))
 
+    def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, max=np._NoValue, **kw):
+        if out is not None or kw:
+            raise _unsupported("numpy.clip", " with out= or ufunc keywords")
+        lo = None if a_min is np._NoValue else a_min
+        hi = None if a_max is np._NoValue else a_max
+        return bz.clip(a, lo if min is np._NoValue else min, hi if max is np._NoValue else max)
+
     def dot(a, b, out=None):
         a, b = bz.asarray(a), bz.asarray(b)
         if a.ndim > 2 or b.ndim > 2:
@@ -185,7 +192,7 @@ def _functions(bz):
         np.zeros_like: like(bz.zeros_like), np.ones_like: like(bz.ones_like), np.full_like: full_like,
         np.copy: lambda a, order="K", subok=False: bz.copy(bz.asarray(a)),
         np.astype: lambda x, dtype, /, *, copy=True, device=None: bz.astype(x, dtype),
-        np.dot: dot, np.sort: sort, np.argsort: argsort, np.cumsum: scan("cumsum"), np.cumprod: scan("cumprod"),
+        np.clip: clip, np.dot: dot, np.sort: sort, np.argsort: argsort, np.cumsum: scan("cumsum"), np.cumprod: scan("cumprod"),
         np.unique: unique,
         np.searchsorted: lambda a, v, side="left", sorter=None: bz.searchsorted(a, v, side=side, sorter=sorter),
         # Facts about the array, not computations: answered without realizing.
@@ -200,6 +207,9 @@ def _functions(bz):
     for name in bz._array_api.FUNCTIONS:
         if hasattr(np, name):
             table[getattr(np, name)] = getattr(bz, name)
+    for name in ("norm", "det", "inv", "solve", "eigh", "eigvalsh", "slogdet", "matrix_power", "svd", "svdvals", "qr",
+                 "cholesky", "pinv", "matrix_rank", "vector_norm", "matrix_norm"):
+        table[getattr(np.linalg, name)] = getattr(bz.linalg, name)
     for name in bz._gather.__all__:
         table[getattr(np, name)] = getattr(bz, name)
     for name in bz._numpy_functions.FUNCTIONS:

@@ -112,3 +112,42 @@ def test_complex_is_not_there_yet():
     with pytest.raises(ValueError, match="unsupported dtype 'complex64'"):
         bz.asarray(np.ones(2, np.complex64))
     assert "complex64" not in bz.__array_namespace_info__().dtypes()
+
+
+def test_linalg_extension():
+    a = np.array([[4.0, 1.0], [1.0, 3.0]])
+    t = bz.tensor(a)
+    lazy = bz.linalg.matmul(t, t) + 1.0
+    assert not lazy.is_realized
+    np.testing.assert_allclose(lazy.numpy(), a @ a + 1)
+    np.testing.assert_allclose(bz.linalg.det(t).numpy(), np.linalg.det(a))
+    assert bz.linalg.det(t).shape == ()
+    np.testing.assert_allclose(bz.linalg.inv(t).numpy(), np.linalg.inv(a))
+    np.testing.assert_allclose(bz.linalg.solve(t, bz.tensor(np.array([[1.0], [2.0]]))).numpy(),
+                               np.linalg.solve(a, [[1.0], [2.0]]))
+    w = bz.linalg.eigh(t)
+    np.testing.assert_allclose(w.eigenvalues.numpy(), np.linalg.eigh(a).eigenvalues)
+    for ord_ in (1, 2, np.inf, -np.inf, 0, 3):
+        np.testing.assert_allclose(bz.linalg.vector_norm(t, axis=1, ord=ord_).numpy(),
+                                   np.linalg.vector_norm(a, axis=1, ord=ord_))
+    np.testing.assert_allclose(bz.linalg.matrix_norm(t).numpy(), np.linalg.matrix_norm(a))
+    np.testing.assert_allclose(np.linalg.norm(t).numpy(), np.linalg.norm(a))
+    np.testing.assert_allclose(bz.linalg.trace(t, offset=1).numpy(), np.trace(a, 1))
+    with pytest.raises(ValueError, match="linalg.inv: Singular matrix"):
+        bz.linalg.inv(bz.zeros((2, 2)))
+
+
+def test_standard_details():
+    f = bz.finfo(bz.float32)
+    assert type(f.eps) is float and type(f.max) is float and f.bits == 32 and type(bz.iinfo(bz.int8).max) is int
+    np.testing.assert_array_equal(bz.cumulative_sum(bz.tensor(np.array([200, 100], np.uint8))).numpy(), [200, 300])
+    inv = bz.unique_inverse(bz.tensor(np.float32(3.0))).inverse_indices
+    assert inv.shape == ()
+    assert complex(bz.tensor(np.float32(1.5))) == 1.5 + 0j
+    t = bz.tensor(np.arange(3, dtype=np.float32))
+    np.testing.assert_array_equal(np.from_dlpack(bz.from_dlpack(t)), np.arange(3))
+    copied = np.from_dlpack(t, copy=True)  # __dlpack__(copy=True): a copy of its own
+    np.testing.assert_array_equal(copied, np.arange(3))
+    assert bz.asarray(t, dtype=bz.float32, copy=False) is t
+    with pytest.raises(ValueError, match="asarray: copy=False"):
+        bz.asarray(np.ones(2), copy=False)

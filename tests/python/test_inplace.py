@@ -152,3 +152,13 @@ def test_setitem_on_cuda_is_a_clear_error(monkeypatch):
     t = bz.tensor(np.zeros(3, np.float32), device="cuda")
     with pytest.raises(TypeError, match=r"^setitem: tensors on cuda:0 are not supported yet"):
         t[0] = 1.0
+
+
+def test_setitem_on_a_view_nothing_else_sees_is_allowed():
+    x = bz.asarray([1.0, 2.0, 3.0, 4.0]).reshape((2, 2))  # the base is held by the view alone
+    x[0, 1] = 9.0
+    np.testing.assert_array_equal(x.numpy(), [[1, 9], [3, 4]])
+    base = bz.asarray([1.0, 2.0, 3.0, 4.0])
+    v = base.reshape((2, 2))
+    with pytest.raises(TypeError, match="setitem: this tensor is a view of another one"):
+        v[0, 1] = 9.0
