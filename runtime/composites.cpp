@@ -128,6 +128,24 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
   return mean(logsumexp(logits, Axes{{-1}}) - picked);
 }
 
+// Note [Library operands share a dtype]
+// A matmul or conv2d of two dtypes computes in their promotion (float32 @
+// float64 is float64, as in NumPy). The libraries take one dtype for both
+// operands (oneDNN's and cuBLASLt's kernels, the BLAS's dgemm), so the
+// narrower operand is cast first: a Cast node that fuses into whatever
+// computes that operand, or one small kernel for an input. Without it the
+// call ran on the reference interpreter (picoGPT's attention, whose
+// `/ np.sqrt(d)` makes scores float64 against float32 values, took 80x
+// NumPy's time). Bool operands are left for the dtype rule to refuse.
+namespace {
+void same_dtype(Tensor& a, Tensor& b) {
+  if (a.dtype() == b.dtype() || a.dtype() == DType::Bool || b.dtype() == DType::Bool) return;
+  DType t = promote(a.dtype(), b.dtype());
+  if (a.dtype() != t) a = astype(a, t);
+  if (b.dtype() != t) b = astype(b, t);
+}
+}  // namespace
+
 Tensor matmul(const Tensor& a, const Tensor& b) {
   BRAZE_CHECK(a.ndim() >= 1 && b.ndim() >= 1, "matmul: operands need at least 1 dim, got shapes ",
               to_string(a.shape()), " and ", to_string(b.shape()));
@@ -140,13 +158,17 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   // the right, and the added axis removed from the result.
   Tensor a2 = a.ndim() == 1 ? expand_dims(a, 0) : a;
   Tensor b2 = b.ndim() == 1 ? expand_dims(b, -1) : b;
+  same_dtype(a2, b2);
   Tensor r = record(Op::MatMul, {a2, b2});
   if (b.ndim() == 1) r = squeeze(r, Axes{{-1}});
   if (a.ndim() == 1) r = squeeze(r, Axes{{-1 - (b.ndim() == 1 ? 0 : 1)}});
   return r;
 }
 
-Tensor conv2d(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias, const Conv2dOptions& o) {
+Tensor conv2d(const Tensor& x_in, const Tensor& weight_in, const std::optional<Tensor>& bias,
+              const Conv2dOptions& o) {
+  Tensor x = x_in, weight = weight_in;
+  same_dtype(x, weight);
   Tensor y = record(Op::Conv2d, {x, weight},
                    Attr{{o.stride[0], o.stride[1], o.padding[0], o.padding[1], o.dilation[0], o.dilation[1], o.groups},
                         {}});

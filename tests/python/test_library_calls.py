@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import braze as bz
+from conftest import BF16  # noqa: E402
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -504,3 +505,26 @@ def test_a_float32_matrix_vector_epilogue_fuses_with_what_follows():
     got = float(bz.tanh(bz.tensor(A) @ bz.tensor(v) + bz.tensor(b)).sum())
     assert bz.stats()["kernels_launched"] - before == 2  # the call, then bias, tanh and sum in one kernel
     assert got == pytest.approx(float(np.tanh(A.astype(np.float64) @ v + b).sum()), rel=1e-4, abs=1e-4)
+
+
+@pytest.mark.parametrize("da, db", [(np.float32, np.float64), (BF16, np.float32), (np.float64, np.float32)],
+                         ids=["f32@f64", "bf16@f32", "f64@f32"])
+def test_operands_of_two_dtypes_meet_in_their_promotion(da, db):
+    """Note [Library operands share a dtype]: the narrower operand is cast
+    first, so the call goes to a library, never to the reference."""
+    if os.environ.get("BRAZE_BACKEND") == "reference":
+        pytest.skip("the reference backend runs every call itself")
+    if np.float64 in (da, db) and not bz._core._library_calls()["blas"]:
+        pytest.skip("a build without OpenBLAS runs float64 matmul on the reference")
+    if BF16 in (da, db) and not bz._core._library_calls()["bfloat16"]:
+        pytest.skip("oneDNN here has no bfloat16 matmul")
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((16, 24)).astype(da)
+    b = rng.standard_normal((24, 8)).astype(db)
+    bz.reset_stats()
+    got = bz.tensor(a) @ bz.tensor(b)
+    want_dtype = np.promote_types(np.float32 if da == BF16 else da, np.float32 if db == BF16 else db)
+    assert got.dtype == want_dtype
+    np.testing.assert_allclose(got.numpy(), a.astype(np.float64) @ b.astype(np.float64),
+                               rtol=2e-2 if BF16 in (da, db) else 1e-5, atol=1e-2 if BF16 in (da, db) else 1e-5)
+    assert bz.stats()["library_calls_reference"] == 0, bz.stats()
