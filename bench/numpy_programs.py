@@ -1,0 +1,57 @@
+"""NumPy programs nobody here wrote, run unchanged on braze tensors beside
+NumPy in one process (issue 22): the program's own functions call np.* and
+NumPy's protocols bring each call to braze.
+
+picogpt: picoGPT's gpt2() forward pass (tests/python/programs/picogpt_gpt2.py,
+jaymody/picoGPT 817292b), GPT-2 small's width (768, 12 heads) with 4 layers,
+a 2048-token vocabulary and 128 tokens, random weights; its attention scores
+are float64, as NumPy makes them (`/ np.sqrt(d)` is a float64 scalar).
+jacobi: the sweep u[1:-1, 1:-1] = 0.25 * (four shifted slices) on 1024x1024
+float32, 20 sweeps per call.
+
+Prints ms per call (best of BENCH_REPS rounds, in turn) and braze's speedup.
+Run: PYTHONPATH=build/python .venv/bin/python bench/numpy_programs.py
+"""
+import os
+import sys
+
+import numpy as np
+
+import braze as bz
+from timing import best_in_turn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "python"))
+from programs import picogpt_gpt2  # noqa: E402
+from test_programs import gpt2_params, to_braze  # noqa: E402
+
+
+def picogpt():
+    params, n_head = gpt2_params(np.random.default_rng(0), n_vocab=2048, n_ctx=256, n_embd=768, n_head=12,
+                                 n_layer=4)
+    braze_params = to_braze(params)
+    inputs = [int(i) for i in np.random.default_rng(1).integers(0, 2048, 128)]
+    return {"numpy": lambda: np.asarray(picogpt_gpt2.gpt2(inputs, **params, n_head=n_head)),
+            "braze": lambda: np.asarray(picogpt_gpt2.gpt2(inputs, **braze_params, n_head=n_head))}
+
+
+def sweeps(u, n):
+    for _ in range(n):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return u
+
+
+def jacobi():
+    u0 = np.zeros((1024, 1024), np.float32)
+    u0[0] = 1.0
+    return {"numpy": lambda: sweeps(u0.copy(), 20), "braze": lambda: np.asarray(sweeps(bz.tensor(u0), 20))}
+
+
+def main():
+    print(f"{'program':10} {'numpy ms':>10} {'braze ms':>10} {'braze is':>10}")
+    for name, make in (("picogpt", picogpt), ("jacobi", jacobi)):
+        t = best_in_turn(make())
+        print(f"{name:10} {t['numpy'] * 1e3:10.1f} {t['braze'] * 1e3:10.1f} {t['numpy'] / t['braze']:9.2f}x")
+
+
+if __name__ == "__main__":
+    main()
