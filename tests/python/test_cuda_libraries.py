@@ -105,11 +105,14 @@ def test_what_cuda_libraries_cannot_read_is_copied_dense_first(mode):
 
 
 @pytest.mark.skipif(not FUSED, reason="BRAZE_BACKEND=reference computes every dtype itself, calling no library")
-def test_other_dtypes_are_a_clear_error_on_cuda(mode):
+def test_other_dtypes_are_a_clear_error_on_cuda_and_mixed_floats_promote(mode):
     with pytest.raises(ValueError, match="cuBLASLt runs float32, float16, bfloat16 and float64.*int32 @ int32"):
         (cuda(np.ones((3, 4), np.int32)) @ cuda(np.ones((4, 2), np.int32))).numpy()
-    with pytest.raises(ValueError, match="float16 @ float32 -> float32"):
-        (cuda(np.ones((3, 4), np.float16)) @ cuda(np.ones((4, 2), np.float32))).numpy()
+    # Two float dtypes meet in their promotion before the call (Note
+    # [Library operands share a dtype]): cuBLASLt runs it.
+    mixed = cuda(np.ones((3, 4), np.float16)) @ cuda(np.ones((4, 2), np.float32))
+    assert mixed.dtype == np.float32
+    np.testing.assert_array_equal(mixed.numpy(), np.full((3, 2), 4.0, np.float32))
 
 
 @pytest.mark.parametrize("act", ACTIVATIONS)
