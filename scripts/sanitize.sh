@@ -69,8 +69,14 @@ if [ "$mode" = address ]; then
   # the emulated CUDA kernels), and they took 630 of the suite's 1,100
   # seconds under ASan here. What they reach of braze's own code, the
   # other tests reach too.
+  # A fourth is left out because LeakSanitizer itself faults on it: after the
+  # test passes, the leak check's tracer reads a dynamic-TLS block of the
+  # dlopened NVRTC at a garbage address ("DTLS 11 at 0x1df9", then "Tracer
+  # caught signal 11"), under ctest every time and never when run alone
+  # (GCC 12's libsanitizer; 2026-11-26). The other CubinCacheTest cases run
+  # the same cache code under ASan.
   LSAN_OPTIONS="suppressions=$supp/lsan.supp" ctest --test-dir "$dir" --output-on-failure -j"$jobs" \
-    -E '^(JitCpu\.VectorMathErrorBounds|JitCudaNvrtc\.EveryTestKernelCompilesForSm80AndSm90|JitCudaEmulation\.GeneratedKernelsMatchTheSpecInterpreter)$'
+    -E '^(JitCpu\.VectorMathErrorBounds|JitCudaNvrtc\.EveryTestKernelCompilesForSm80AndSm90|JitCudaEmulation\.GeneratedKernelsMatchTheSpecInterpreter|CubinCacheTest\.AFreshCacheHitsTheDiskAndADamagedEntryRecompiles)$'
 
   # The Python subset: bad and edge input (test_errors.py, test_input_edges.py:
   # issue 21's crash reproducers live there), what reaches memory through the
