@@ -65,6 +65,12 @@ def _dtype_name(dtype):
     return name
 
 
+def _as_dtype(dtype):
+    """A dtype argument (a NumPy dtype, a braze dtype or a name) as the NumPy dtype."""
+    name = _dtype_name(dtype)
+    return _DTYPES[name] if name in _DTYPES else _np.dtype(dtype)
+
+
 def asarray(obj, dtype=None, device=None, copy=None):
     """A tensor holding a copy of ``obj`` (an array, a nested list, a scalar).
 
@@ -75,8 +81,7 @@ def asarray(obj, dtype=None, device=None, copy=None):
     None copies only where needed.
     """
     if isinstance(obj, Tensor):
-        out = obj if dtype is None or _np.dtype(_DTYPES.get(_dtype_name(dtype), dtype)) == obj.dtype else \
-            obj.astype(dtype)
+        out = obj if dtype is None or _as_dtype(dtype) == obj.dtype else obj.astype(dtype)
         out = out if device is None else out.to(device)
         if copy is False and out is not obj:
             raise ValueError("asarray: copy=False, but a new dtype or device needs a copy")
@@ -281,8 +286,7 @@ def _bool(self):
 def astype(x, dtype, copy=True, device=None):
     """``x`` converted to ``dtype`` (a NumPy dtype, a braze dtype or a name);
     ``copy=False`` returns x itself when it has that dtype already."""
-    out = x if not copy and x.dtype == _np.dtype(_DTYPES.get(_dtype_name(dtype), dtype)) else \
-        _core.astype(x, _dtype_name(dtype))
+    out = x if not copy and x.dtype == _as_dtype(dtype) else _core.astype(x, _dtype_name(dtype))
     return out if device is None else out.to(device)
 
 

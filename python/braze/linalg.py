@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _core
 from ._array_api import _numpy_call, vecdot  # noqa: F401 (vecdot is part of the extension)
-from ._gather import _as_tensor
+from ._gather import _as_tensor, _host, _realized
 from ._numpy_functions import tensordot  # noqa: F401
 
 
@@ -80,11 +80,8 @@ def _lapack(name, *args, **kwargs):
     """np.linalg.<name> on the realized operands (the module docstring)."""
     fn = getattr(np.linalg, name)
     tensors = [_t(a) for a in args]
-    _core.realize([t for t in tensors if not t.is_realized])
-    values = [t.numpy() for t in tensors]
-    for t in tensors:
-        if t.device != "cpu":
-            raise TypeError(f"linalg.{name}: tensors on {t.device} are not supported yet")
+    _realized(*tensors)
+    values = [_host(t, f"linalg.{name}") for t in tensors]  # a device tensor is refused, not copied
     try:
         out = fn(*values, **kwargs)
     except np.linalg.LinAlgError as e:
