@@ -11,7 +11,7 @@ namespace braze::cuda {
 
 // Bump when generated source changes for the same spec: part of every
 // cache key (with the prelude's text, which is hashed separately).
-inline constexpr int kCudaCodegenVersion = 2;  // 2: vector access, unsigned counters, split columns
+inline constexpr int kCudaCodegenVersion = 3;  // 2: vector access, unsigned counters, split columns; 3: bytes in flight
 
 // Note [CUDA kernel shapes]
 // Every spec becomes one kernel of one of four shapes, from its collapsed
@@ -33,7 +33,7 @@ inline constexpr int kCudaCodegenVersion = 2;  // 2: vector access, unsigned cou
 // - SplitColumns: as ThreadPerRow, for few long columns (fewer than
 //   kSplitColumnsBelow, at least kMinSplitLength long): a block takes up
 //   to 32 neighbouring columns and splits their reduced axes across its
-//   256 threads; the partial values combine in shared memory in a fixed
+//   512 threads (Note [Bytes in flight]); the partial values combine in shared memory in a fixed
 //   tree (bz::column_reduce), so results are deterministic. One block per
 //   32 columns is still little for a handful of very long columns (one
 //   column of 10^8 elements runs on one SM); the next step there is two

@@ -46,6 +46,10 @@ Reduction reduction_of(Op op, DType input) {
 // a warp still reads C neighbouring columns at once. The last block's
 // threads past the last column read the last column again (every load
 // stays in bounds, every thread reaches every barrier) and store nothing.
+// A thread walking down columns (SplitColumns, ThreadPerRow) has its loop
+// unrolled 4 times: the loads of 4 rows are independent of the
+// accumulator, so they are in flight together (Note [Bytes in flight] in
+// cuda_source_renderer.h).
 void Renderer::rows() {
   const bool block = launch_.shape == KernelShape::BlockPerRow;
   const bool split = launch_.shape == KernelShape::SplitColumns;
@@ -69,10 +73,10 @@ void Renderer::rows() {
     out_ << "  for (U first = blockIdx.x * kC; first < kRows; first += (U)gridDim.x * kC) {\n";
     out_ << "    const bool live = first + tx < kRows;\n";
     out_ << "    const U row = live ? first + tx : kRows - 1;\n";
-    loop = "    for (U j = ty; j < kL; j += kS) {\n";
+    loop = "#pragma unroll 4\n    for (U j = ty; j < kL; j += kS) {\n";
   } else {
     out_ << "  for (U row = blockIdx.x * (U)blockDim.x + threadIdx.x; row < kRows; row += (U)gridDim.x * blockDim.x) {\n";
-    loop = "    for (U j = 0; j < kL; ++j) {\n";
+    loop = "#pragma unroll 4\n    for (U j = 0; j < kL; ++j) {\n";
   }
   decompose("row", axes(false), "    ");
   for (size_t n = 0; n < spec_.body.size(); ++n) {
