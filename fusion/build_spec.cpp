@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "fusion/loop_order.h"
 #include "fusion/schedule.h"
 #include "graph/check.h"
 
@@ -94,7 +95,9 @@ class SpecBuilder {
 
 KernelSpec build_spec(const Graph& g, const FusedGroup& group, const std::vector<Space>& space,
                       std::vector<NodeId>& reads) {
-  return SpecBuilder(g, group, space, reads).run();
+  KernelSpec spec = SpecBuilder(g, group, space, reads).run();
+  order_loops(spec);  // Note [Loops in memory order]
+  return spec;
 }
 
 }  // namespace braze

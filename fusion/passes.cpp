@@ -17,15 +17,19 @@ namespace {
 //   eliminate_dead  drops what the rewrites left unread (the 1 of x * 1,
 //                   a folded constant's operands);
 //   dense_outputs   then gives every output, as it now is, a dense value;
-//   push_views      last: it sinks the views of the final graph to the
-//                   leaves, so that the partition sees one index space per
-//                   kernel (Note [Views sink to the leaves]).
+//   push_views      sinks the views of the final graph to the leaves, so
+//                   that the partition sees one index space per kernel
+//                   (Note [Views sink to the leaves]);
+//   reduce_in_memory_order
+//                   last: it needs the views at the leaves to see which
+//                   order memory has (Note [Reductions in memory order]).
 constexpr PassEntry kPipeline[] = {
     {"fold_constants", fold_constants},
     {"simplify", simplify},
     {"eliminate_dead", eliminate_dead},
     {"dense_outputs", dense_outputs},
     {"push_views", push_views},
+    {"reduce_in_memory_order", reduce_in_memory_order},
 };
 
 // What every pass keeps: realize binds inputs by number and reads outputs

@@ -29,6 +29,30 @@ namespace braze {
 //     reads the matmul through the heads view.
 Graph push_views(const Graph& g);
 
+// Note [Reductions in memory order]
+// After push_views, a reduction of a permuted view reads its leaves
+// through the permutation: x.transpose(1, 2, 0).sum(axis=0) of a
+// contiguous [A, B, C] x reduces over [B, C, A] with strides [C, 1, B*C].
+// Its result is dense over the kept axes in that order ([C, A]), which is
+// not the order memory has them in ([A, C]), so no loop order can both
+// read x along its rows and write the result densely: the kernel walked
+// memory 32 KB at a time, 20x slower than NumPy. The reduction is
+// rewritten to run over the kept axes in memory order (by the largest
+// byte stride of what its element-wise tree reads, as Note [Loops in
+// memory order] weighs them) and its result viewed back through the
+// inverse permutation: r = permute(reduce(permute(e, q), q^-1(axes)),
+// q^-1), where permute(e, q) rebuilds e's element-wise nodes over
+// permuted operands (so the permutation meets the leaves' own and they
+// cancel) and views anything else, a library call's post-op included,
+// through q. Only the kept axes longer than 1 move, among themselves; the
+// reduced ones keep their places and their order, so every result
+// combines its elements in the same order as before, bit for bit. The
+// permuted result is small (one value per row), and its readers read it
+// through the view; an output gets its dense Copy. The reduced axes' place
+// among the kept ones is the spec's loop order (Note [Loops in memory
+// order], fusion/loop_order.h).
+Graph reduce_in_memory_order(const Graph& g);
+
 // Note [Constant folding] (fusion/fold_constants.cpp): an element-wise op
 // on constants becomes the constant the reference would store, where every
 // backend computes that same value.

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "fusion/loop_order.h"
 #include "jit_cpu/kernel.h"
 #include "jit_cpu/row_kernel_gen.h"
 
@@ -24,8 +25,8 @@ constexpr int64_t kKernelStateBytes = 12 << 10;
 template <class Vmm>
 class GeneratedKernel final : public CompiledKernel {
  public:
-  GeneratedKernel(RowPlan plan, const KernelSpec& spec, bool constants_in_memory)
-      : CompiledKernel(std::move(plan)), gen_(spec, plan_, constants_in_memory) {
+  GeneratedKernel(const KernelSpec& spec, bool constants_in_memory)
+      : CompiledKernel(plan_rows(spec)), spec_(spec), gen_(spec_, plan_, constants_in_memory) {
     gen_.generate();
     streaming_stores_ = gen_.streams();
     scratch_floats_ = gen_.stash_floats();
@@ -44,17 +45,19 @@ class GeneratedKernel final : public CompiledKernel {
   }
 
  private:
+  KernelSpec spec_;  // the generator reads it (in loop order: Note [Loops in memory order])
   detail::RowKernelGen<Vmm> gen_;
 };
 
 // Note [Constants in memory] (row_kernel_gen.h): a second try when the
 // registers run out.
 template <class Vmm>
-std::unique_ptr<CompiledKernel> generate(const KernelSpec& spec) {
+std::unique_ptr<CompiledKernel> generate(KernelSpec spec) {
+  order_loops(spec, Combine::AnyOrder);  // Note [Loops in memory order]
   try {
-    return std::make_unique<GeneratedKernel<Vmm>>(plan_rows(spec), spec, false);
+    return std::make_unique<GeneratedKernel<Vmm>>(spec, false);
   } catch (const detail::OutOfRegisters&) {
-    return std::make_unique<GeneratedKernel<Vmm>>(plan_rows(spec), spec, true);
+    return std::make_unique<GeneratedKernel<Vmm>>(spec, true);
   }
 }
 

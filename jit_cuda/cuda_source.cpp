@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "fusion/loop_order.h"
 #include "graph/check.h"
 #include "graph/infer.h"
 #include "jit_cuda/cuda_layout.h"
@@ -253,6 +254,10 @@ int64_t CudaLaunch::blocks(int64_t max_blocks) const {
   return std::min({b, max_blocks, kMaxGridThreads / threads});
 }
 
-CudaKernelSource render_cuda(const KernelSpec& spec) { return Renderer(spec).run(); }
+CudaKernelSource render_cuda(const KernelSpec& spec) {
+  KernelSpec loops = spec;
+  order_loops(loops, Combine::AnyOrder);  // Note [Loops in memory order]
+  return Renderer(loops).run();
+}
 
 }  // namespace braze::cuda

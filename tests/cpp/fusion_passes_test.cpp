@@ -584,11 +584,48 @@ TEST(Pipeline, RandomGraphsKeepTheirValuesAndKernelCounts) {
             << shared_nodes << "\n";
 }
 
+// Note [Reductions in memory order]: x.transpose(1, 2, 0).sum(axis=0) of a
+// contiguous [A, B, C] reduces x in its own order and views the [C, A]
+// result back; a reduction whose kept axes are in memory order, or a
+// single kept axis, is left alone; the values keep their bits.
+TEST(ReduceInMemoryOrder, KeptAxesFollowMemory) {
+  Graph g;
+  NodeId x = g.input(DType::Float32, {4, 5, 6});
+  NodeId rotated = g.apply(Op::Permute, {x}, Attr{{1, 2, 0}, {}});           // [5, 6, 4]
+  NodeId s = g.apply(Op::Sum, {g.apply(Op::Exp, {rotated})}, Attr{{0}, {}});  // [1, 6, 4]
+  NodeId t = g.apply(Op::Max, {g.apply(Op::Permute, {x}, Attr{{2, 1, 0}, {}})}, Attr{{1}, {}});  // [6, 1, 4]
+  NodeId alone = g.apply(Op::Sum, {g.apply(Op::Permute, {x}, Attr{{2, 0, 1}, {}})}, Attr{{1, 2}, {}});
+  g.outputs = {s, t, alone};
+  Graph p = run_pipeline(g);
+  size_t reductions = 0;
+  for (NodeId id = 0; id < p.size(); ++id) {
+    if (!is_reduce(p[id].op)) continue;
+    ++reductions;
+    const Node& in = p[p[id].inputs[0]];
+    if (p[id].attr.ints == std::vector<int64_t>{1, 2}) {  // one kept axis: as it was
+      EXPECT_EQ(in.shape(), (Shape{6, 4, 5}));
+      continue;
+    }
+    // Kept axes in memory order: x's own [4, ., 6] or [4, 5, .].
+    const Node& leaf = is_movement(in.op) ? in : p[in.inputs[0]];  // x's view, or under the exp
+    Strides st = leaf.view.strides;
+    std::vector<int64_t> kept;
+    for (size_t a = 0; a < st.size(); ++a)
+      if (std::find(p[id].attr.ints.begin(), p[id].attr.ints.end(), static_cast<int64_t>(a)) == p[id].attr.ints.end())
+        kept.push_back(st[a]);
+    EXPECT_TRUE(std::is_sorted(kept.rbegin(), kept.rend())) << to_string(st);
+  }
+  EXPECT_EQ(reductions, 3u);
+  std::vector<double> v(120);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i % 12 == 0 ? kSpecial[i / 12] : 0.37 * static_cast<double>(i) - 20;
+  expect_same(g, p, std::vector<Array>{testing::make_array(DType::Float32, {4, 5, 6}, v)}, /*generated=*/false);
+}
+
 TEST(Pipeline, PassesRunInTheDocumentedOrder) {
   std::vector<std::string_view> names;
   for (const PassEntry& p : pipeline()) names.push_back(p.name);
   EXPECT_EQ(names, (std::vector<std::string_view>{"fold_constants", "simplify", "eliminate_dead", "dense_outputs",
-                                                  "push_views"}));
+                                                  "push_views", "reduce_in_memory_order"}));
   static constexpr std::string_view kNoSuchPass[] = {"fold"};
   EXPECT_THROW(run_pipeline(Graph{}, kNoSuchPass), std::invalid_argument);
 }

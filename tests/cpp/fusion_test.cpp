@@ -196,6 +196,32 @@ TEST(Fusion, KernelsThatLoadEachOthersValuesDoNotMerge) {
   expect_fused_equals_reference({m / (abs(index(m, reversed)) + 0.5)});
 }
 
+// Note [Loops in memory order]: a reduction of a permuted view runs over
+// memory's axis order, so x.T.sum(0) is x.sum(1)'s kernel, and every
+// result keeps its bits.
+TEST(Fusion, ReductionsOfPermutedViewsRunInMemoryOrder) {
+  Tensor x = random_tensor({16, 24}, 8);
+  const KernelSpec t = schedule_of({sum(transpose(x), Axes{{0}})}).steps[0].spec;
+  const KernelSpec rows = schedule_of({sum(x, Axes{{1}})}).steps[0].spec;
+  EXPECT_EQ(t.domain, (Shape{16, 24}));
+  EXPECT_EQ(t.reduce_axes, (std::vector<int64_t>{1}));
+  EXPECT_EQ(t.inputs[0].view.strides, (Strides{24, 1}));
+  EXPECT_EQ(kernel_key(t), kernel_key(rows)) << canonical_text(t) << canonical_text(rows);
+  // x.T.sum(1) reduces x's rows' axis: a column reduction over x's order.
+  const KernelSpec cols = schedule_of({sum(transpose(x), Axes{{1}})}).steps[0].spec;
+  EXPECT_EQ(kernel_key(cols), kernel_key(schedule_of({sum(x, Axes{{0}})}).steps[0].spec));
+
+  Tensor y = random_tensor({6, 5, 7}, 9);
+  Tensor p = permute(y, {2, 0, 1});  // [7, 6, 5], strides [1, 35, 7]
+  expect_fused_equals_reference({sum(p, Axes{{0}}), max(p, Axes{{0, 2}}), argmax(p, 0), argmax(p, 2),
+                                 sum(p, Axes{{1, 2}}), mean(transpose(y), Axes{{1}})});
+  // A Full output is dense over the domain: its order stays.
+  const KernelSpec soft = schedule_of({softmax(transpose(x), 0)}).steps[0].spec;
+  EXPECT_EQ(soft.domain, (Shape{24, 16}));
+  EXPECT_EQ(soft.reduce_axes, (std::vector<int64_t>{0}));
+  expect_fused_equals_reference({softmax(transpose(x), 0), softmax(p, 0)});
+}
+
 TEST(Fusion, RandomGraphsMatchTheReferenceBitForBit) {
   for (uint32_t seed = testing::fuzz_first(); seed < testing::fuzz_first() + testing::fuzz_graphs(500); ++seed) {
     std::vector<Array> inputs;

@@ -231,6 +231,39 @@ def test_reductions_of_layouts(name, layout):
         assert_matches(getattr(bz, name)(t, axis=axis), want, out, atol=scaled_atol(x, axis, F32))
 
 
+def _axis_subsets(n):
+    import itertools
+    return [c for k in range(1, n + 1) for c in itertools.combinations(range(n), k)]
+
+
+# Note [Loops in memory order] and [Reductions in memory order]: reductions
+# of permuted views run over memory's axis order (kept axes reordered, the
+# result viewed back; reduced axes sorted by the generators), over every
+# axis subset of every permutation of 3-D, and of some 4-D ones, with a
+# step, with values over or under the rest of a kernel (x - mean).
+@pytest.mark.parametrize("perm", [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0),
+                                  (3, 1, 0, 2), (2, 3, 1, 0), (1, 3, 0, 2)])
+@pytest.mark.parametrize("name", ["sum", "max", "min", "mean", "var", "argmax", "argmin", "prod"])
+def test_reductions_of_permuted_views(name, perm):
+    n = len(perm)
+    x = values(np.float32, (5, 6, 7, 3)[:n], seed=3, specials=False,
+               **({"lo": 0.5, "hi": 1.5} if name == "prod" else {}))
+    t = bz.tensor(x)
+    for step in (1, 2):
+        xv, tv = x.transpose(perm)[..., ::step], t.transpose(perm)[..., ::step]
+        sets = [(a,) for a in range(n)] + [None] if name.startswith("arg") else _axis_subsets(n)
+        for axes in sets:
+            axis = axes[0] if axes is not None and name.startswith("arg") else axes
+            out = I64 if name.startswith("arg") else F32
+            want = getattr(np, name)(xv.astype(np.float64), axis=axis)
+            assert_matches(getattr(bz, name)(tv, axis=axis), want, out, atol=scaled_atol(xv, axis, F32))
+    # A reduction read back over its rows: one kernel or two, the same values.
+    xv, tv = x.transpose(perm), t.transpose(perm)
+    for axes in _axis_subsets(n)[:-1]:
+        want = xv - xv.mean(axis=axes, keepdims=True)
+        assert_matches(tv - bz.mean(tv, axis=axes, keepdims=True), want, F32, atol=1e-5)
+
+
 # --- errors ---------------------------------------------------------------------------
 
 
