@@ -18,15 +18,21 @@ struct Reduction {
   bool arg = false;
 };
 
-Reduction reduction_of(Op op, DType input) {
+// A float sum starts from -0.0, which leaves every value as it is (+0.0
+// would turn a sum of -0.0s into +0.0, where the reference, which starts
+// from the first value, and the CPU kernels give -0.0); a sum over no
+// values is +0.0, as NumPy's, and shapes are baked in, so that case is
+// known here.
+Reduction reduction_of(Op op, DType input, bool empty) {
   std::string a = accumulator_type(op, input);
+  std::string zero = a == "float" && !empty ? "-0.0f" : a == "double" && !empty ? "-0.0" : "static_cast<" + a + ">(0)";
   bool ll = a == "long long";
   std::string lowest = ll ? "(long long)(1ull << 63)"
                           : a == "float" ? "__int_as_float(0xff800000)" : "__longlong_as_double(0xfff0000000000000ull)";
   std::string highest = ll ? "0x7fffffffffffffffll"
                            : a == "float" ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000ull)";
   switch (op) {
-    case Op::Sum: return {"bz::SumOp{}", "static_cast<" + a + ">(0)", a};
+    case Op::Sum: return {"bz::SumOp{}", zero, a};
     case Op::Prod: return {"bz::ProdOp{}", "static_cast<" + a + ">(1)", a};
     case Op::Max: return {"bz::MaxOp{}", lowest, a};
     case Op::Min: return {"bz::MinOp{}", highest, a};
@@ -57,7 +63,7 @@ void Renderer::rows() {
   for (size_t i = 0; i < spec_.body.size(); ++i) {
     const KernelOp& op = spec_.body[i];
     if (is_reduce(op.op) && !op.attr.ints.empty() && (block || split))
-      out_ << "  __shared__ " << reduction_of(op.op, spec_.body[op.args[0]].dtype).acc << " sh" << i << "[" << slots
+      out_ << "  __shared__ " << reduction_of(op.op, spec_.body[op.args[0]].dtype, false).acc << " sh" << i << "[" << slots
            << "];\n";
   }
   out_ << "  constexpr U kRows = " << l_.rows() << ", kL = " << l_.row_length() << ";\n";
@@ -131,7 +137,7 @@ void Renderer::rows() {
 void Renderer::reduction_pass(int32_t i, const std::string& loop) {
   const KernelOp& op = spec_.body[i];
   BRAZE_ASSERT(op.attr.ints == spec_.reduce_axes, "a reduction over other axes than its kernel's");
-  Reduction red = reduction_of(op.op, spec_.body[op.args[0]].dtype);
+  Reduction red = reduction_of(op.op, spec_.body[op.args[0]].dtype, l_.row_length() == 0);
   std::string acc = "acc" + std::to_string(i), sh = "sh" + std::to_string(i);
   out_ << "    " << red.acc << " " << acc << " = " << red.identity << ";\n" << loop;
   decompose("j", axes(true), "      ");

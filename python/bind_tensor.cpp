@@ -47,6 +47,21 @@ Operand bitwise_operand(const char* symbol, Op op, Operand x) {
   return x;
 }
 
+// NumPy's rule for binary operators (NEP 13): an operand of another array
+// type that defines __array_ufunc__ (a Dask array, a CuPy array) gets to
+// handle the operation, so `tensor + dask_array` is the Dask array's
+// __radd__, a lazy Dask array, rather than the Dask array computed on the
+// spot and converted. NumPy's own arrays and scalars are values braze reads.
+bool defers_to(nb::handle b) {
+  if (nb::isinstance<Tensor>(b)) return false;
+  // Held for the life of the process (a static nb::object would be
+  // released after the interpreter is gone).
+  static const nb::handle ndarray = nb::object(nb::module_::import_("numpy").attr("ndarray")).release();
+  static const nb::handle generic = nb::object(nb::module_::import_("numpy").attr("generic")).release();
+  if (PyObject_IsInstance(b.ptr(), ndarray.ptr()) == 1 || PyObject_IsInstance(b.ptr(), generic.ptr()) == 1) return false;
+  return nb::hasattr(b.type(), "__array_ufunc__");
+}
+
 // Binary operators and their reflected forms, as NumPy defines them.
 void bind_operators(nb::class_<Tensor>& cls) {
   struct Dunder {
@@ -74,12 +89,14 @@ void bind_operators(nb::class_<Tensor>& cls) {
                          : op == Op::RightShift ? ">>"
                                                 : nullptr;
     auto operand = [symbol, op](Operand x) { return symbol ? bitwise_operand(symbol, op, std::move(x)) : x; };
-    cls.def(d.name, [op, operand](const Tensor& a, nb::handle b) {
-      return record(op, {operand(Operand(a)), operand(to_operand(b))});
+    cls.def(d.name, [op, operand](const Tensor& a, nb::handle b) -> nb::object {
+      if (defers_to(b)) return nb::borrow(Py_NotImplemented);
+      return nb::cast(record(op, {operand(Operand(a)), operand(to_operand(b))}));
     }, nb::is_operator());
     if (d.reflected)
-      cls.def(d.reflected, [op, operand](const Tensor& a, nb::handle b) {
-        return record(op, {operand(to_operand(b)), operand(Operand(a))});
+      cls.def(d.reflected, [op, operand](const Tensor& a, nb::handle b) -> nb::object {
+        if (defers_to(b)) return nb::borrow(Py_NotImplemented);
+        return nb::cast(record(op, {operand(to_operand(b)), operand(Operand(a))}));
       }, nb::is_operator());
   }
   cls.def("__neg__", [](const Tensor& x) { return negative(x); });
@@ -87,8 +104,14 @@ void bind_operators(nb::class_<Tensor>& cls) {
   cls.def("__invert__", [](const Tensor& x) {
     return bitwise_invert(*bitwise_operand("~", Op::BitwiseInvert, x).tensor());
   });
-  cls.def("__matmul__", [](const Tensor& a, nb::handle b) { return matmul(a, to_tensor(b)); }, nb::is_operator());
-  cls.def("__rmatmul__", [](const Tensor& a, nb::handle b) { return matmul(to_tensor(b), a); }, nb::is_operator());
+  cls.def("__matmul__", [](const Tensor& a, nb::handle b) -> nb::object {
+    if (defers_to(b)) return nb::borrow(Py_NotImplemented);
+    return nb::cast(matmul(a, to_tensor(b)));
+  }, nb::is_operator());
+  cls.def("__rmatmul__", [](const Tensor& a, nb::handle b) -> nb::object {
+    if (defers_to(b)) return nb::borrow(Py_NotImplemented);
+    return nb::cast(matmul(to_tensor(b), a));
+  }, nb::is_operator());
 }
 
 // Note [In-place updates]
@@ -180,8 +203,7 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
         return transpose(x, nb::cast<std::vector<int64_t>>(axes));
       })
       .def("flatten", &flatten)
-      .def("squeeze", [](const Tensor& x, nb::handle axis) { return squeeze(x, to_axes(axis, "squeeze")); }, "axis"_a = nb::none())
-      .def("__matmul__", [](const Tensor& a, nb::handle b) { return matmul(a, to_tensor(b)); }, nb::is_operator());
+      .def("squeeze", [](const Tensor& x, nb::handle axis) { return squeeze(x, to_axes(axis, "squeeze")); }, "axis"_a = nb::none());
   bind_elementwise(m, cls);
   bind_operators(cls);
   return cls;

@@ -257,6 +257,22 @@ def test_reductions_on_cuda(emulate):
         np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=scale, atol=scale)
 
 
+# One identity for a float sum on both backends: -0.0, so a sum of -0.0s is
+# -0.0 as the reference and the CPU kernels give it (every kernel shape:
+# along rows, split columns, one thread per column, everything; NumPy
+# itself gives -0.0 along rows and +0.0 down columns); a sum of nothing is
+# +0.0, as NumPy's.
+def test_signed_zero_sums_on_cuda_match_the_cpu(emulate):
+    for dtype in (np.float32, np.float64, np.float16):
+        for shape, axis in [((4, 300), 1), ((300, 4), 0), ((3, 20000), 0), ((5, 6), None), ((0, 3), 0), ((3, 0), 1)]:
+            x = np.full(shape, -0.0, dtype)
+            want = bz.sum(bz.tensor(x), axis=axis).numpy()
+            with bz.device("cuda"):
+                got = bz.sum(bz.tensor(x), axis=axis).numpy()
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want), err_msg=f"{dtype} {shape} {axis}")
+            np.testing.assert_array_equal(np.signbit(want), x.size > 0)
+
+
 def test_vector_access_and_split_columns_on_cuda(emulate):
     """Views at aligned and odd element offsets of device memory (vector
     loads or gathers; emulation aborts on a misaligned vector access),
