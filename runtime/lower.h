@@ -128,6 +128,16 @@ Graph with_scalar_parameters(const Graph& g);
 // and their workspaces are theirs (Note [Device programs]).
 Schedule program_schedule(const Graph& g, cuda::DeviceExecutor* device = nullptr);
 
+// Note [One schedule]
+// What realize runs for a graph of constants (lowered without parameters,
+// or read from a file): program_schedule of with_scalar_parameters(g). The
+// one recipe behind bz.explain, `braze fuse`, `braze kernels` and `braze
+// plan`, so what they show is the schedule realize runs, kernel for kernel
+// and key for key (a constant that is not structure is a parameter there,
+// so a library call scales by it at run time rather than by a baked
+// constant; tests/python/test_dump.py checks the keys agree).
+Schedule realize_schedule(const Graph& g, cuda::DeviceExecutor* device = nullptr);
+
 // A 0-d array holding a parameter's value.
 void store_scalar(const ScalarParam& p, const Array& into);
 

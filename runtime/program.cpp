@@ -28,6 +28,10 @@ Schedule program_schedule(const Graph& g, cuda::DeviceExecutor* device) {
   return s;
 }
 
+Schedule realize_schedule(const Graph& g, cuda::DeviceExecutor* device) {
+  return program_schedule(with_scalar_parameters(g), device);
+}
+
 Program::Program(const Lowered& lowered, KernelMode mode, MemoryOptions memory, const ArrayAllocator& allocate,
                  std::shared_ptr<cuda::DeviceExecutor> device)
     : schedule_(program_schedule(lowered.graph, device.get())) {

@@ -5,6 +5,7 @@
 
 #include "fusion/schedule.h"
 #include "graph/check.h"
+#include "runtime/lower.h"
 #include "tools/commands.h"
 #include "tools/node_names.h"
 
@@ -47,7 +48,7 @@ nlohmann::json to_json(const Schedule& s) {
 
 void show_fusion(const GraphSource& src, const std::string& format, std::ostream& out) {
   BRAZE_CHECK(format == "text" || format == "json", "fuse: unknown format '", format, "' (text, json)");
-  Schedule s = make_schedule(src.graph);
+  Schedule s = realize_schedule(src.graph);
   if (format == "text") out << explain(s);
   else out << to_json(s).dump(1) << "\n";
 }

@@ -36,7 +36,7 @@ void show_kernels(const GraphSource& src, const std::string& isa_name, const std
   BRAZE_CHECK(format == "text" || format == "json", "kernels: unknown format '", format, "' (text, json)");
   jit::Isa isa = parse_isa(isa_name);
   // The kernels realize runs: its numbers are parameters (Note [Scalar parameters]).
-  Schedule s = program_schedule(with_scalar_parameters(src.graph));
+  Schedule s = realize_schedule(src.graph);
   nlohmann::json all = nlohmann::json::array();
   for (size_t k = 0; k < s.steps.size(); ++k) {
     const Step& st = s.steps[k];

@@ -51,7 +51,7 @@ void show_plan(const GraphSource& src, const PlanOptions& options, std::ostream&
               "' (text, json)");
   BRAZE_CHECK(options.alignment > 0 && (options.alignment & (options.alignment - 1)) == 0,
               "plan: --alignment ", options.alignment, " is not a power of two");
-  Schedule s = program_schedule(with_scalar_parameters(src.graph));  // what realize plans
+  Schedule s = realize_schedule(src.graph);  // what realize plans
   memplan::Liveness l = memplan::liveness(s);
   memplan::MemoryPlan p =
       memplan::plan_memory(l, {.alignment = options.alignment, .strategy = strategy_named(options.strategy)});

@@ -225,3 +225,45 @@ def test_plan_dump_is_what_braze_plan_prints(tmp_path):
         printed = subprocess.run([cli, "plan", str(graphs[0])], capture_output=True, text=True, timeout=60)
         assert printed.returncode == 0, printed.stderr
         assert printed.stdout == plan
+
+
+# Note [One schedule] (runtime/lower.h): bz.explain shows the kernels realize
+# compiles, key for key, for graphs with scalars (parameters in realize),
+# library calls with epilogues, reductions of permuted views, and random
+# expressions.
+AGREEMENT = textwrap.dedent("""
+    import re, numpy as np
+    import braze as bz
+    rng = np.random.default_rng(0)
+    x = bz.tensor(rng.random((8, 16), dtype=np.float32))
+    w = bz.tensor(rng.random((16, 16), dtype=np.float32))
+    y = bz.tensor(rng.random((4, 6, 5), dtype=np.float32))
+    cases = [lambda: bz.softmax(x * 0.3 + 1.0, axis=-1), lambda: bz.gelu(x @ w * 0.25 + 1.5),
+             lambda: bz.sum(y.transpose(1, 2, 0), axis=0) * 2.0, lambda: bz.layer_norm(x - 3.0) / 7.0,
+             lambda: bz.var(y.transpose(2, 0, 1), axis=(0, 2)), lambda: bz.where(x > 0.5, x, -x) ** 2.0,
+             lambda: x + bz.full((), 0.3) * 1.5]  # constants fold in explain's graph, parameters do not
+    ops = [bz.exp, bz.tanh, bz.abs, bz.sqrt, lambda t: t * 1.7, lambda t: t + 0.5, lambda t: t.T,
+           lambda t: bz.max(t, axis=0, keepdims=True) - t, lambda t: bz.sum(t, axis=1, keepdims=True) * t]
+    for seed in range(40):
+        picks = np.random.default_rng(seed).integers(0, len(ops), 4)
+        def chain(picks=picks):
+            t = x
+            for p in picks:
+                t = ops[p](t)
+            return t
+        cases.append(chain)
+    for f in cases:
+        shown = re.findall(r"kernel ([0-9a-f]{32}) fusing", bz.explain(f(), file=open("/dev/null", "w")))
+        print("EXPLAIN", " ".join(sorted(shown)))
+        f().numpy()
+""")
+
+
+def test_explain_shows_the_kernels_realize_compiles(tmp_path):
+    out = tmp_path / "dump"
+    r = run(tmp_path, "fused", out, program=AGREEMENT)
+    assert r.returncode == 0, r.stderr
+    shown = {k for line in r.stdout.splitlines() if line.startswith("EXPLAIN") for k in line.split()[1:]}
+    compiled = {p.name.split(".")[0] for p in out.glob("*.fused.txt")}
+    assert len(shown) > 40
+    assert shown == compiled, (sorted(shown - compiled), sorted(compiled - shown))
