@@ -6,6 +6,8 @@ Operations on braze tensors are recorded lazily; ``.numpy()`` or
 
 import builtins as _builtins
 import contextlib
+import copyreg as _copyreg
+import importlib as _importlib
 import os as _os
 import sys as _sys
 import operator as _operator
@@ -38,6 +40,8 @@ from . import _gather
 from ._gather import *  # noqa: F401,F403
 from . import _array_api
 from ._array_api import *  # noqa: F401,F403 (the array API's names NumPy's do not cover)
+from . import _reductions
+from ._reductions import *  # noqa: F401,F403 (sum, mean, ...: the core's, with dtype= and out=)
 from . import _numpy_protocols
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.
@@ -54,21 +58,39 @@ float64 = _np.dtype("float64")
 _DTYPES = {d.name: d for d in (bool_, uint8, int8, int32, int64, float16, bfloat16, float32, float64)}
 
 
-def _dtype_name(dtype):
-    if dtype is None:
-        return None
-    if isinstance(dtype, str) and dtype not in _DTYPES:
-        return dtype  # a short form such as "f32"; the core validates it
-    name = _np.dtype(dtype).name
-    if name not in _DTYPES:
-        raise ValueError(f"unsupported dtype {name!r}; braze supports {', '.join(_DTYPES)}")
-    return name
+# Note [Dtype spellings]
+# A dtype argument means what NumPy means by it, wherever braze takes one:
+# np.dtype reads it first ("i8" and "<i8" are int64, "f8" float64, "float"
+# float64, np.float32, float, np.dtype objects), so NumPy-written code
+# (Dask's "f8") gets what it asks for. braze's own short names are read
+# only where NumPy reads nothing: "f32", "bf16", "i32", ... ("i8", "u8" and
+# "f16" are NumPy's int64, uint64 and float128). The core is handed the
+# canonical name only.
+_SHORT = {"bf16": bfloat16, "bfloat16": bfloat16, "f32": float32, "f64": float64, "i32": int32, "i64": int64}
 
 
 def _as_dtype(dtype):
-    """A dtype argument (a NumPy dtype, a braze dtype or a name) as the NumPy dtype."""
-    name = _dtype_name(dtype)
-    return _DTYPES[name] if name in _DTYPES else _np.dtype(dtype)
+    """A dtype argument (anything np.dtype reads, or one of braze's short
+    names) as braze's dtype, a NumPy dtype object; None stays None. A
+    dtype braze lacks is a ValueError (Note [Dtype spellings])."""
+    if dtype is None:
+        return None
+    try:
+        d = _np.dtype(dtype)
+    except TypeError:
+        if isinstance(dtype, str) and dtype in _SHORT:
+            return _SHORT[dtype]
+        raise ValueError(f"unknown dtype {dtype!r}; braze supports {', '.join(_DTYPES)}") from None
+    if d.name not in _DTYPES:
+        read = f" (NumPy reads {dtype!r} as {d.name})" if isinstance(dtype, str) and dtype != d.name else ""
+        raise ValueError(f"unsupported dtype {d.name!r}{read}; braze supports {', '.join(_DTYPES)}")
+    return _DTYPES[d.name]  # native byte order: ">f4" is float32
+
+
+def _dtype_name(dtype):
+    """The canonical name of a dtype argument, as the core reads it; None stays None."""
+    d = _as_dtype(dtype)
+    return None if d is None else d.name
 
 
 def asarray(obj, dtype=None, device=None, copy=None):
@@ -90,13 +112,11 @@ def asarray(obj, dtype=None, device=None, copy=None):
         raise ValueError(f"asarray: copy=False, but a {type(obj).__name__} is always copied into braze's memory")
     keeps_dtype = isinstance(obj, (_np.ndarray, _np.generic)) or hasattr(obj, "__array__")
     arr = _np.asarray(obj)
-    if dtype is not None:
-        arr = arr.astype(_DTYPES[_dtype_name(dtype)] if _dtype_name(dtype) in _DTYPES else dtype)
-    elif not keeps_dtype and arr.dtype == _np.float64:
-        arr = arr.astype(_np.float32)
-    name = _dtype_name(arr.dtype)
+    if dtype is None and not keeps_dtype and arr.dtype == _np.float64:
+        dtype = float32
+    arr = arr.astype(_as_dtype(arr.dtype if dtype is None else dtype), copy=False)  # native byte order too
     raw = _np.ascontiguousarray(arr).reshape(-1).view(_np.uint8)
-    return _core._from_bytes(raw, name, list(arr.shape), device)
+    return _core._from_bytes(raw, arr.dtype.name, list(arr.shape), device)
 
 
 tensor = asarray
@@ -116,16 +136,19 @@ def full(shape, fill_value, dtype=None, device=None):
     return _core.full(_shape(shape), fill_value, _dtype_name(dtype), device)
 
 
-def zeros_like(x, dtype=None, device=None):
-    return zeros(x.shape, x.dtype if dtype is None else dtype, device or x.device)
+def zeros_like(x, dtype=None, device=None, *, shape=None):
+    return full_like(x, 0, dtype, device, shape=shape)
 
 
-def ones_like(x, dtype=None, device=None):
-    return ones(x.shape, x.dtype if dtype is None else dtype, device or x.device)
+def ones_like(x, dtype=None, device=None, *, shape=None):
+    return full_like(x, 1, dtype, device, shape=shape)
 
 
-def full_like(x, fill_value, dtype=None, device=None):
-    return full(x.shape, fill_value, x.dtype if dtype is None else dtype, device or x.device)
+def full_like(x, fill_value, dtype=None, device=None, *, shape=None):
+    """A tensor like ``x`` (its shape, dtype and device) filled with
+    ``fill_value``; ``shape`` (NumPy's keyword) gives it another shape."""
+    return full(x.shape if shape is None else shape, fill_value, x.dtype if dtype is None else dtype,
+                device or x.device)
 
 
 def arange(start, stop=None, step=1, dtype=None, device=None):
@@ -283,6 +306,13 @@ def _bool(self):
     return _builtins.bool(self.item())
 
 
+def _reduce(self):
+    """Pickling (and copy.copy): the realized values as an ndarray (passed
+    out of band under pickle protocol 5) and the device; never the lazy
+    graph, which would drag its inputs along and be computed again."""
+    return asarray, (self.numpy(), None, self.device)
+
+
 def astype(x, dtype, copy=True, device=None):
     """``x`` converted to ``dtype`` (a NumPy dtype, a braze dtype or a name);
     ``copy=False`` returns x itself when it has that dtype already."""
@@ -312,7 +342,9 @@ Tensor.all = lambda self, axis=None, keepdims=False: all(self, axis, keepdims=ke
 Tensor.clip = lambda self, min=None, max=None: clip(self, min, max)  # noqa: F405
 Tensor.ravel = lambda self: ravel(self)  # noqa: F405
 Tensor.tolist = lambda self: self.numpy().tolist()
+Tensor.__reduce__ = _reduce
 _inplace.install()  # x += y, x[key] = value (Note [In-place updates])
+_reductions.install()  # t.sum(..., dtype=, out=) and the other reductions
 _gather.install()  # x[index_array], x[mask]
 _array_api.install()  # x.__array_namespace__() is this module
 
@@ -332,3 +364,32 @@ right_shift = bitwise_right_shift  # noqa: F821
 
 # NumPy functions on tensors stay lazy (np.exp(t), np.mean(t), ndarray + t).
 _numpy_protocols.install(_sys.modules[__name__])
+
+
+# braze's compiled functions (bz.exp, bz.relu: nanobind's nb_func) pickle
+# by name, as Python functions do, so they can be the tasks of a process
+# pool or of Dask (``client.submit(bz.exp, t)``). nb_func is one immutable
+# type shared by every nanobind module, so it cannot take a __reduce__ of
+# braze's (in Python or in C++): copyreg's table is the only hook. Another
+# module's nb_func goes to the reducer registered before, or pickle's error.
+_nb_func = type(_core.exp)
+_nb_func_reducer = _copyreg.dispatch_table.get(_nb_func)
+
+
+def _reduce_core_function(f):
+    name = getattr(f, "__name__", "")
+    if getattr(f, "__module__", None) == _core.__name__ and getattr(_core, name, None) is f:
+        return name  # a global name: pickle stores braze._core.<name>
+    if _nb_func_reducer is not None:
+        return _nb_func_reducer(f)
+    raise TypeError(f"cannot pickle {_nb_func.__module__}.{_nb_func.__name__} objects")
+
+
+_copyreg.pickle(_nb_func, _reduce_core_function)
+
+
+def __getattr__(name):
+    """``bz.dask`` imports braze.dask on first use: ``import braze`` never imports Dask."""
+    if name == "dask":
+        return _importlib.import_module("braze.dask")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

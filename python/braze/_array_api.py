@@ -175,7 +175,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
 
 
 def _scan(op, fn, x, axis, dtype, include_initial, initial):
-    from . import asarray
+    from . import _as_dtype, asarray
     x = asarray(x)
     if axis is None:
         if x.ndim > 1:
@@ -184,9 +184,10 @@ def _scan(op, fn, x, axis, dtype, include_initial, initial):
 
     if dtype is None and x.dtype.kind in "biu":
         dtype = "int64"  # braze's default integer (it has no uint64 for unsigned inputs)
+    dtype = _as_dtype(dtype)
 
     def run(a):
-        out = fn(a, axis=axis, dtype=None if dtype is None else np.dtype(dtype))
+        out = fn(a, axis=axis, dtype=dtype)
         if include_initial:
             shape = list(out.shape)
             shape[axis] = 1
@@ -235,24 +236,6 @@ def unique_all(x, /):
     return type(r)(*[_as_tensor(a) for a in r])
 
 
-def _with_dtype(reduce, x, axis, dtype, keepdims):
-    if dtype is not None:
-        from . import astype
-        x = astype(x, dtype)
-    r = reduce(x, axis, keepdims)
-    return r if dtype is None or r.dtype == np.dtype(dtype) else r.astype(dtype)
-
-
-def sum(x, axis=None, dtype=None, keepdims=False):
-    """The reduction, with the standard's ``dtype`` (the input is cast to it
-    first, and the result is it)."""
-    return _with_dtype(_core.sum, x, axis, dtype, keepdims)
-
-
-def prod(x, axis=None, dtype=None, keepdims=False):
-    return _with_dtype(_core.prod, x, axis, dtype, keepdims)
-
-
 def reshape(x, shape, copy=None):
     if copy is False:
         raise ValueError("reshape: copy=False cannot be promised: braze's reshape is a view where strides allow, "
@@ -293,5 +276,5 @@ def install():
 FUNCTIONS = ["unique_values", "unique_counts", "unique_inverse", "unique_all",
              "broadcast_arrays", "real", "imag", "unstack", "vecdot", "cumulative_sum", "cumulative_prod"]
 
-__all__ = FUNCTIONS + ["sum", "prod", "reshape", "permute_dims", "sort", "argsort", "searchsorted", "isdtype", "result_type", "can_cast", "from_dlpack", "__array_namespace_info__",
+__all__ = FUNCTIONS + ["reshape", "permute_dims", "sort", "argsort", "searchsorted", "isdtype", "result_type", "can_cast", "from_dlpack", "__array_namespace_info__",
                        "__array_api_version__"]

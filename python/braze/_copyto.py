@@ -55,3 +55,20 @@ def _check(dst, dtype, shape):
         broadcast = None
     if broadcast != tuple(dst.shape):
         raise ValueError(f"copyto: src of shape {tuple(shape)} does not broadcast to dst's shape {tuple(dst.shape)}")
+
+
+def write_out(result, out, op):
+    """NumPy's ``out=``: ``result`` written into the braze tensor ``out``
+    (or a 1-tuple of one, as ufuncs pass it) with ``copyto``, cast to its
+    dtype as NumPy casts into an ``out``; returns ``out``, or ``result``
+    where ``out`` is None. A lazy ``out`` is realized first, to have
+    storage to write into."""
+    if out is None:
+        return result
+    target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if not isinstance(target, Tensor):
+        raise TypeError(f"{op}: out= must be a braze tensor (it is written in place), not {type(target).__name__}")
+    if not target.is_realized:
+        target.realize()
+    copyto(target, result if result.dtype == target.dtype else _core.astype(result, target.dtype.name))
+    return target

@@ -1,6 +1,7 @@
 """Indexing whose result depends on the values: NumPy's advanced indexing
 (``x[index_array]``, ``x[mask]``), ``take``, ``take_along_axis`` and
-``nonzero``.
+``nonzero``; and the index arithmetic ``unravel_index`` and
+``ravel_multi_index``.
 
 braze has no gather op yet, so these realize their operands (one program)
 and let NumPy pick the elements, returning a realized tensor: the cost
@@ -93,6 +94,19 @@ def flatnonzero(a):
     return _as_tensor(np.flatnonzero(_host(x, "flatnonzero")))
 
 
+def unravel_index(indices, shape, order="C"):
+    """NumPy's, on the realized indices (index arithmetic: NumPy computes
+    it); a tuple of tensors."""
+    _realized(indices)
+    return tuple(_as_tensor(i) for i in np.unravel_index(_key_arrays(indices, "unravel_index"), shape, order=order))
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    _realized(*multi_index)
+    return _as_tensor(np.ravel_multi_index(_key_arrays(tuple(multi_index), "ravel_multi_index"), dims, mode=mode,
+                                           order=order))
+
+
 _basic_getitem = Tensor.__getitem__
 
 
@@ -109,4 +123,4 @@ def install():
     Tensor.__getitem__ = _getitem
 
 
-__all__ = ["take", "take_along_axis", "nonzero", "argwhere", "flatnonzero"]
+__all__ = ["take", "take_along_axis", "nonzero", "argwhere", "flatnonzero", "unravel_index", "ravel_multi_index"]

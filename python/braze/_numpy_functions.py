@@ -322,7 +322,7 @@ def _nan_fill(a, fill):
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     _plain(out, True, "nansum")
     x = _nan_fill(a, 0)
-    return _core.sum(x if dtype is None else _core.astype(x, np.dtype(dtype).name), axis, keepdims)
+    return _bz().sum(x, axis, keepdims, dtype=dtype)
 
 
 def _nan_extreme(a, axis, keepdims, reduce, fill):
@@ -382,8 +382,7 @@ def empty(shape, dtype=None, order="C", *, device=None, like=None):
 
 
 def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    p = _t(prototype)
-    return _bz().zeros(p.shape if shape is None else shape, p.dtype if dtype is None else dtype, device or p.device)
+    return _bz().zeros_like(_t(prototype), dtype, device, shape=shape)
 
 
 def _grid(n, m, k):
@@ -531,7 +530,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     _plain(out, True, "trace")
     d = diagonal(a, offset, axis1, axis2)
-    return _core.sum(d if dtype is None else _core.astype(d, np.dtype(dtype).name), [-1], False)
+    return _bz().sum(d, [-1], dtype=dtype)
 
 
 def outer(a, b, out=None):
@@ -668,7 +667,7 @@ def iinfo(dtype):
 
 # Functions NumPy's __array_function__ hands to braze (python/braze/_numpy_protocols.py).
 FUNCTIONS = ["nan_to_num", "all", "any", "count_nonzero", "isclose", "allclose", "array_equal", "nansum",
-             "nanmax", "nanmin", "nanmean", "ptp", "average", "empty_like", "tril", "triu", "moveaxis", "swapaxes",
+             "nanmax", "nanmin", "nanmean", "ptp", "average", "tril", "triu", "moveaxis", "swapaxes",
              "ravel", "flip", "fliplr", "flipud", "diagonal", "trace", "outer", "tensordot", "inner", "vdot", "diff",
              "repeat", "tile", "roll", "meshgrid", "fix"]
 # NumPy ufuncs braze builds here (its __array_ufunc__).
@@ -676,7 +675,7 @@ UFUNCS = ["tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "log10", "deg2
           "logaddexp", "logaddexp2", "trunc", "positive", "isfinite", "signbit", "copysign", "fmax", "fmin",
           "heaviside", "logical_xor", "floor_divide", "float_power"]
 
-__all__ = FUNCTIONS + UFUNCS + ["clip", 
+__all__ = FUNCTIONS + UFUNCS + ["clip", "empty_like",
     "pi", "e", "euler_gamma", "inf", "nan", "newaxis", "empty", "eye", "identity", "tri", "linspace", "finfo",
     "iinfo", "asinh", "acosh", "atanh", "degrees", "radians", "mod", "true_divide", "absolute", "pow", "conj",
     "conjugate"]

@@ -16,6 +16,8 @@ here; the other functions are the table ``_FUNCTIONS`` below.
 
 import numpy as np
 
+from ._copyto import write_out
+
 
 def _unsupported(what, detail=""):
     return TypeError(f"{what}: braze has no equivalent{detail}; convert with np.asarray(t) or t.numpy() first "
@@ -39,17 +41,15 @@ def _ufuncs(bz):
 _REDUCE = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min"}
 
 
-def _write_out(bz, result, out, name):
-    """NumPy's ``out=``: a realized braze tensor written in place
-    (bz.copyto); anything else is refused."""
-    if out is None:
-        return result
-    target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-    if not isinstance(target, bz.Tensor):
-        raise _unsupported(f"numpy.{name}(out=...)", f" for an out= of type {type(target).__name__}: "
-                           "pass a braze tensor (it is written in place)")
-    bz.copyto(target, result)
-    return target
+def _dtype(bz, op, dtype):
+    """NumPy's dtype argument as braze's (None stays None). One braze lacks
+    (structured, complex, object) is a TypeError naming the op, as NumPy's
+    protocols answer what they cannot do (Dask's arg reductions then keep
+    their pairs in a dict)."""
+    try:
+        return bz._as_dtype(dtype)
+    except ValueError as e:
+        raise TypeError(f"numpy.{op}: {e}") from None
 
 
 def array_ufunc(bz, ufuncs):
@@ -72,27 +72,36 @@ def array_ufunc(bz, ufuncs):
                 raise _unsupported(f"numpy.{name}")
             if kwargs:
                 raise _unsupported(f"numpy.{name}", f" for the keyword(s) {', '.join(kwargs)}")
-            return _write_out(bz, fn(*args), out, name)
+            return write_out(fn(*args), out, f"numpy.{name}")
         if method == "reduce" and ufunc in _REDUCE:
             axis = kwargs.pop("axis", 0)
             keepdims = kwargs.pop("keepdims", False)
             if kwargs.pop("initial", np._NoValue) is not np._NoValue or kwargs:
                 raise _unsupported(f"numpy.{name}.reduce", f" for the keyword(s) initial/{', '.join(kwargs)}")
-            return _write_out(bz, getattr(bz, _REDUCE[ufunc])(args[0], axis=axis, keepdims=keepdims), out, name)
+            return write_out(getattr(bz, _REDUCE[ufunc])(args[0], axis=axis, keepdims=keepdims), out, f"numpy.{name}")
         raise _unsupported(f"numpy.{name}.{method}")
     return __array_ufunc__
 
 
+# NumPy's parameters after the array, in its positional order.
+_REDUCTION_PARAMETERS = {"max": ("axis", "out", "keepdims"), "min": ("axis", "out", "keepdims"),
+                         "var": ("axis", "dtype", "out", "ddof", "keepdims"),
+                         "std": ("axis", "dtype", "out", "ddof", "keepdims")}
+
+
 def _reduction(bz, name):
-    def call(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+    parameters = _REDUCTION_PARAMETERS.get(name, ("axis", "dtype", "out", "keepdims"))
+
+    def call(a, *args, **kw):
+        kw.update(zip(parameters, args))
         if kw.pop("where", True) is not True or kw.pop("initial", np._NoValue) is not np._NoValue:
             raise _unsupported(f"numpy.{name}(where=/initial=)")
-        correction = kw.pop("ddof", kw.pop("correction", 0))
-        if kw:
-            raise _unsupported(f"numpy.{name}", f" for the keyword(s) {', '.join(kw)}")
-        x = bz.asarray(a) if dtype is None else bz.astype(bz.asarray(a), dtype)
-        extra = {"correction": correction} if name in ("std", "var") else {}
-        return _write_out(bz, getattr(bz, name)(x, axis=axis, keepdims=keepdims, **extra), out, name)
+        if name in ("std", "var"):
+            kw["correction"] = kw.pop("ddof", kw.pop("correction", 0))
+        extra = set(kw) - {*parameters, "correction"}
+        if extra:
+            raise _unsupported(f"numpy.{name}", f" for the keyword(s) {', '.join(sorted(extra))}")
+        return getattr(bz, name)(bz.asarray(a), **kw)
     return call
 
 
@@ -100,7 +109,7 @@ def _functions(bz):
     """NumPy function -> braze implementation, keywords as NumPy takes them."""
     def arg(name):
         def call(a, axis=None, out=None, *, keepdims=False):
-            return _write_out(bz, getattr(bz, name)(bz.asarray(a), axis=axis, keepdims=keepdims), out, name)
+            return write_out(getattr(bz, name)(bz.asarray(a), axis=axis, keepdims=keepdims), out, f"numpy.{name}")
         return call
 
     def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
@@ -119,19 +128,36 @@ def _functions(bz):
     def round_(a, decimals=0, out=None):
         if decimals != 0:
             raise _unsupported("numpy.round", f" for decimals={decimals}")
-        return _write_out(bz, bz.round(bz.asarray(a)), out, "round")
+        return write_out(bz.round(bz.asarray(a)), out, "numpy.round")
 
-    def like(make):
+    def like(op, make):  # zeros_like, ones_like, empty_like; NumPy's order= does not change values
         def call(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-            if shape is not None:
-                raise _unsupported(f"numpy.{make.__name__}(shape=...)")
-            return make(bz.asarray(a), dtype=dtype)
+            return make(bz.asarray(a), dtype=_dtype(bz, op, dtype), device=device, shape=shape)
         return call
 
     def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-        if shape is not None:
-            raise _unsupported("numpy.full_like(shape=...)")
-        return bz.full_like(bz.asarray(a), fill_value, dtype=dtype)
+        return bz.full_like(bz.asarray(a), fill_value, _dtype(bz, "full_like", dtype), device, shape=shape)
+
+    # NEP 35: np.zeros(..., like=t) and the other creation functions make
+    # braze tensors, with braze's function (and its defaults: float32, as
+    # bz.zeros); NumPy's order= only lays out memory, so it is ignored.
+    def asarray(a, dtype=None, order=None, *, device=None, copy=None):
+        return bz.asarray(a, _dtype(bz, "asarray", dtype), device, copy)
+
+    def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0):
+        t = bz.asarray(object, _dtype(bz, "array", dtype), copy=copy)
+        return bz.reshape(t, [1] * (ndmin - t.ndim) + list(t.shape)) if t.ndim < ndmin else t
+
+    def created(op, make):
+        def call(shape, dtype=None, order="C", *, device=None):
+            return make(shape, _dtype(bz, op, dtype), device)
+        return call
+
+    def full(shape, fill_value, dtype=None, order="C", *, device=None):
+        return bz.full(shape, fill_value, _dtype(bz, "full", dtype), device)
+
+    def arange(start, stop=None, step=None, dtype=None, *, device=None):
+        return bz.arange(start, stop, 1 if step is None else step, _dtype(bz, "arange", dtype), device)
 
     def flat_or(a, axis):
         a = bz.asarray(a)
@@ -174,7 +200,7 @@ def _functions(bz):
         a, b = bz.asarray(a), bz.asarray(b)
         if a.ndim > 2 or b.ndim > 2:
             raise _unsupported("numpy.dot", " for operands past two axes (use matmul or tensordot)")
-        return _write_out(bz, a * b if a.ndim == 0 or b.ndim == 0 else bz.matmul(a, b), out, "dot")
+        return write_out(a * b if a.ndim == 0 or b.ndim == 0 else bz.matmul(a, b), out, "numpy.dot")
 
     table = {
         np.sum: _reduction(bz, "sum"), np.prod: _reduction(bz, "prod"), np.mean: _reduction(bz, "mean"),
@@ -189,7 +215,12 @@ def _functions(bz):
         np.expand_dims: lambda a, axis: bz.expand_dims(bz.asarray(a), axis),
         np.broadcast_to: lambda array, shape, subok=False: bz.broadcast_to(
             bz.asarray(array), [shape] if isinstance(shape, int) else list(shape)),
-        np.zeros_like: like(bz.zeros_like), np.ones_like: like(bz.ones_like), np.full_like: full_like,
+        np.zeros_like: like("zeros_like", bz.zeros_like), np.ones_like: like("ones_like", bz.ones_like),
+        np.empty_like: like("empty_like", bz.empty_like), np.full_like: full_like,
+        np.asarray: asarray, np.asanyarray: asarray,
+        np.ascontiguousarray: lambda a, dtype=None: array(a, dtype, copy=None, ndmin=1),
+        np.array: array, np.empty: created("empty", bz.zeros), np.zeros: created("zeros", bz.zeros),
+        np.ones: created("ones", bz.ones), np.full: full, np.arange: arange,
         np.copy: lambda a, order="K", subok=False: bz.copy(bz.asarray(a)),
         np.astype: lambda x, dtype, /, *, copy=True, device=None: bz.astype(x, dtype),
         np.clip: clip, np.dot: dot, np.sort: sort, np.argsort: argsort, np.cumsum: scan("cumsum"), np.cumprod: scan("cumprod"),

@@ -143,6 +143,42 @@ def test_astype_accepts_dtype_spellings():
         assert t.astype(spelling).dtype == want, spelling
 
 
+# NumPy's spellings, meaning what they mean in NumPy ("i8" is int64, never int8).
+NUMPY_SPELLINGS = ["i8", "<i8", "i4", "int32", "u1", "b", "f8", "<f4", ">f4", "float64", "f2", "float", int, float,
+                   bool, "?", np.dtype("int64"), np.float32, np.int8, BF16]
+
+
+@pytest.mark.parametrize("spelling", NUMPY_SPELLINGS, ids=repr)
+def test_numpy_dtype_spellings_mean_what_numpy_means_everywhere(spelling):
+    want = np.dtype(spelling).newbyteorder("=")
+    t = bz.tensor(np.ones((2, 2), np.float32))
+    made = {"bz.astype": bz.astype(t, spelling), "Tensor.astype": t.astype(spelling),
+            "asarray": bz.asarray([[1, 0]], dtype=spelling),
+            "asarray(ndarray)": bz.asarray(np.ones(2), dtype=spelling), "asarray(tensor)": bz.asarray(t, dtype=spelling),
+            "zeros": bz.zeros(2, spelling), "ones": bz.ones(2, dtype=spelling), "full": bz.full(2, 1, spelling),
+            "zeros_like": bz.zeros_like(t, spelling), "full_like": bz.full_like(t, 1, spelling),
+            "arange": bz.arange(3, dtype=spelling),
+            "empty": bz.empty(2, spelling), "eye": bz.eye(2, dtype=spelling), "sum": bz.sum(t, dtype=spelling),
+            "np.astype": np.astype(t, spelling)}
+    for where, got in made.items():
+        assert got.dtype == want, where
+
+
+def test_braze_short_names_are_read_where_numpy_reads_nothing():
+    t = bz.tensor(np.ones(2, np.float32))
+    for name, want in [("f32", np.float32), ("f64", np.float64), ("i32", np.int32), ("i64", np.int64),
+                       ("bf16", BF16), ("bfloat16", BF16)]:
+        assert t.astype(name).dtype == want and bz.zeros(1, name).dtype == want, name
+    for name, numpy_reads in [("u8", "uint64"), ("f16", "float128")]:  # NumPy's, which braze lacks: refused
+        with pytest.raises(ValueError, match=f"unsupported dtype '{numpy_reads}' \\(NumPy reads '{name}'"):
+            t.astype(name)
+
+
+def test_a_non_native_byte_order_array_keeps_its_values():
+    a = np.arange(4, dtype=">f4")
+    assert_matches(bz.asarray(a), a.astype(np.float32))
+
+
 def test_astype_rounds_to_nearest_even_in_half_types():
     a = np.array([1 + 2 ** -11, 1 + 3 * 2 ** -11, 65520.0, 1e-8, -7e4], np.float64)
     with np.errstate(over="ignore"):  # 65520 and -7e4 overflow to +-inf, in both
@@ -191,6 +227,34 @@ def test_ndarray_with_tensor_stays_braze():
     y = a + t
     assert isinstance(y, bz.Tensor) and not y.is_realized
     np.testing.assert_array_equal(y.numpy(), [1, 2, 3])
+
+
+@pytest.mark.parametrize("make", [lambda: bz.exp(bz.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))),
+                                  lambda: bz.tensor(np.arange(12, dtype=np.int32).reshape(3, 4)).T[1:, ::-1],
+                                  lambda: bz.tensor(values(BF16, (3, 4))), lambda: bz.tensor(np.float32(2.5)),
+                                  lambda: bz.tensor(np.zeros((0, 3), np.int64)), lambda: bz.tensor(values(BOOL, (5,)))],
+                         ids=["lazy", "view", "bfloat16", "0-d", "empty", "bool"])
+def test_a_tensor_pickles_as_its_values(make):
+    import copy
+    import pickle
+    t = make()
+    want = np.array(t.numpy())
+    for protocol in (2, pickle.HIGHEST_PROTOCOL):
+        back = pickle.loads(pickle.dumps(t, protocol=protocol))
+        assert isinstance(back, bz.Tensor) and back.is_realized and back.device == t.device
+        assert_matches(back, want, t.dtype)
+    buffers = []  # protocol 5: the values go out of band (NumPy keeps a bfloat16 array in band)
+    back = pickle.loads(pickle.dumps(t, protocol=5, buffer_callback=buffers.append), buffers=buffers)
+    assert len(buffers) == (t.dtype != BF16) and back.numpy().tobytes() == want.tobytes()
+    assert_matches(copy.deepcopy(t), want, t.dtype)
+
+
+def test_compiled_functions_pickle_by_name():
+    import pickle
+    for fn in (bz.exp, bz.relu, bz.matmul):
+        assert pickle.loads(pickle.dumps(fn)) is fn
+    assert pickle.loads(pickle.dumps(bz.sum)) is bz.sum  # a Python function, by name too
+    assert b"braze._core" in pickle.dumps(bz.exp) and b"exp" in pickle.dumps(bz.exp)
 
 
 # --- laziness, realize, stats --------------------------------------------------------

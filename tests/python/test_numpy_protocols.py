@@ -119,6 +119,91 @@ def test_a_function_braze_lacks_is_a_type_error_naming_it(call, name):
     assert float(bz.sum(t)) == 8.0  # braze keeps working
 
 
+def test_numpy_reductions_take_dtype_and_out_in_numpy_s_positions():
+    a = RNG.uniform(0.5, 2.0, (4, 5)).astype(np.float32)
+    t = bz.tensor(a)
+    for name, args in [("sum", (0, "f8")), ("mean", (1, np.float64)), ("prod", (0, np.float64)), ("var", (0, "f8")),
+                       ("std", (1, None, None, 1))]:  # std(a, axis, dtype, out, ddof)
+        got, want = getattr(np, name)(t, *args), getattr(np, name)(a, *args)
+        assert got.dtype == want.dtype, name
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    out = bz.zeros(5).realize()
+    assert np.max(t, 0, out) is out  # max(a, axis, out): no dtype
+    np.testing.assert_array_equal(out.numpy(), a.max(0))
+    out = bz.zeros(4, bz.float64)
+    assert np.sum(t, axis=1, dtype=np.float64, out=out) is out
+    np.testing.assert_allclose(out.numpy(), a.sum(1, dtype=np.float64), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name,call", [
+    ("asarray", lambda like: np.asarray([1, 2], like=like)),
+    ("asarray_dtype", lambda like: np.asarray([1.5, 2], dtype="f8", like=like)),
+    ("asanyarray", lambda like: np.asanyarray(np.arange(3), like=like)),
+    ("ascontiguousarray", lambda like: np.ascontiguousarray([[1, 2]], like=like)),
+    ("ascontiguousarray_0d", lambda like: np.ascontiguousarray(2.5, dtype="f4", like=like)),
+    ("array_ndmin", lambda like: np.array([1, 2], ndmin=3, like=like)),
+    ("array_dtype", lambda like: np.array([[True]], dtype="i4", like=like)),
+    ("zeros", lambda like: np.zeros((2, 3), dtype=np.int32, like=like)),
+    ("empty", lambda like: np.empty(3, "i8", like=like)),
+    ("ones", lambda like: np.ones(2, "f8", like=like)),
+    ("full", lambda like: np.full((2,), 7, dtype="i8", like=like)),
+    ("arange", lambda like: np.arange(1, 7, 2, like=like)),
+    ("arange_dtype", lambda like: np.arange(4, dtype="f8", like=like)),
+], ids=lambda p: p if isinstance(p, str) else "")
+def test_nep35_like_makes_tensors(name, call):
+    got, want = call(bz.zeros(1)), call(None)
+    assert isinstance(got, bz.Tensor) and got.dtype == want.dtype and got.shape == want.shape
+    if name != "empty":  # (NumPy's values are whatever the memory held)
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_nep35_like_takes_braze_s_defaults():
+    assert np.zeros(2, like=bz.zeros(1)).dtype == bz.zeros(2).dtype == np.float32  # bz.zeros's float
+    assert np.asarray([0.5], like=bz.zeros(1)).dtype == np.float32  # a Python float list, as bz.asarray
+    t = bz.tensor(np.ones(3, np.float32))
+    assert np.asarray(t, like=bz.zeros(1)) is t
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "full_like"])
+def test_like_functions_take_shape(name):
+    a = RNG.standard_normal((2, 3)).astype(np.float32)
+    fill = (5,) if name == "full_like" else ()
+    for kw in [{"shape": (4,)}, {"shape": (2, 1, 2), "dtype": "i8"}, {"shape": 3, "dtype": np.float64}, {}]:
+        got, want = getattr(np, name)(bz.tensor(a), *fill, **kw), getattr(np, name)(a, *fill, **kw)
+        assert isinstance(got, bz.Tensor) and got.dtype == want.dtype and got.shape == want.shape, kw
+        if name != "empty_like":
+            np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda t: np.empty_like(t, shape=(2,), dtype=[("vals", "f4"), ("arg", "i8")]), "numpy.empty_like"),
+    (lambda t: np.zeros_like(t, dtype=np.complex64), "numpy.zeros_like"),
+    (lambda t: np.full_like(t, 1, dtype=object), "numpy.full_like"),
+    (lambda t: np.ones(2, dtype=np.int16, like=t), "numpy.ones"),
+    (lambda t: np.asarray([1], dtype=np.complex128, like=t), "numpy.asarray"),
+])
+def test_a_dtype_braze_lacks_is_a_type_error_naming_the_function(call, name):
+    with pytest.raises(TypeError, match=rf"{name.replace('.', '[.]')}: unsupported dtype"):
+        call(bz.zeros((2, 2)))
+
+
+def test_index_arithmetic_is_numpy_s_on_the_values():
+    t = bz.tensor(np.array([[3.0, 9.0, 1.0], [4.0, 0.0, 2.0]], np.float32))
+    flat = bz.argmax(t)  # lazy
+    got = np.unravel_index(flat, t.shape)
+    assert isinstance(got, tuple) and all(isinstance(i, bz.Tensor) for i in got)
+    assert [int(i) for i in got] == [0, 1]
+    got = np.unravel_index(bz.tensor(np.array([0, 5, 4])), (2, 3), order="F")
+    want = np.unravel_index(np.array([0, 5, 4]), (2, 3), order="F")
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w)
+    index = np.ravel_multi_index((got[0] + 0, 1), (4, 4))  # Dask's arg reductions mix tensors and ints
+    assert isinstance(index, bz.Tensor)
+    np.testing.assert_array_equal(index.numpy(), np.ravel_multi_index((want[0], 1), (4, 4)))
+    with pytest.raises(ValueError, match="invalid entry"):
+        np.ravel_multi_index((bz.tensor(np.array([5])), 0), (4, 4))
+
+
 def test_conversion_still_goes_through_asarray():
     a = RNG.standard_normal((2, 3)).astype(np.float32)
     t = bz.exp(bz.tensor(a))

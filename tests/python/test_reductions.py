@@ -305,3 +305,38 @@ def test_a_float_product_does_not_underflow_where_the_reference_does_not(dtype, 
     # A product that passes float32's range and comes back rounds once.
     b = np.array([3e38, 3e38, 1e-38, 1e-38]).astype(np.float32)
     assert float(bz.tensor(b).prod()) == pytest.approx(float(np.prod(b.astype(np.float64))), rel=1e-6)
+
+
+# --- NumPy's dtype= and out= (python/braze/_reductions.py) ------------------------------
+
+
+@pytest.mark.parametrize("name,dtype", [(n, d) for n in ("sum", "prod", "mean", "var", "std")
+                                        for d in (np.float64, "f8", np.float16, "float32", np.int8, "i8")
+                                        if n in ("sum", "prod", "mean") or d not in (np.int8, "i8")], ids=repr)
+def test_dtype_is_what_numpy_computes_in(name, dtype):
+    x = values(np.int8, (3, 4), seed=3, lo=-3, hi=3)
+    want = getattr(np, name)(x, axis=0, dtype=dtype)  # NumPy accumulates in dtype (int8 sums wrap)
+    for got in (getattr(bz, name)(bz.tensor(x), 0, dtype=dtype), getattr(bz.tensor(x), name)(axis=0, dtype=dtype)):
+        assert_matches(got, want)
+
+
+def test_dtype_keeps_the_positional_order():
+    x = values(np.float32, (2, 3), seed=4, specials=False)
+    assert_matches(bz.sum(bz.tensor(x), 1, True, dtype=np.float64), x.astype(np.float64).sum(1, keepdims=True))
+    assert_matches(bz.tensor(x).var(0, 1, True, dtype="f8"), x.astype(np.float64).var(0, ddof=1, keepdims=True))
+    with pytest.raises(TypeError):
+        bz.max(bz.tensor(x), dtype=np.float64)  # as np.max: no dtype
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "mean", "max", "min", "var", "std"])
+def test_out_is_written_in_place_and_returned(name):
+    x = values(np.float32, (3, 4), seed=5, specials=False, lo=0.5, hi=2.5)
+    for out_dtype in (np.float32, np.float64) + ((np.int64,) if name != "std" else ()):  # NumPy: no sqrt into ints
+        out = bz.zeros(4, out_dtype)  # lazy: realized to be written into
+        got = getattr(bz.tensor(x), name)(axis=0, out=out)
+        want = np.zeros(4, out_dtype)
+        getattr(np, name)(x, axis=0, out=want)
+        assert got is out
+        assert_matches(out, want, rtol=1e-6)
+    with pytest.raises(TypeError, match=f"{name}: out= must be a braze tensor"):
+        getattr(bz, name)(bz.tensor(x), 0, out=np.zeros(4, np.float32))

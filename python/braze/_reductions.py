@@ -1,0 +1,59 @@
+"""The reductions with NumPy's ``dtype=`` and ``out=``: ``bz.sum(x, axis,
+keepdims, *, dtype=None, out=None)``, and the same as tensor methods.
+
+They keep the core's positional order (x, axis, keepdims; var and std:
+x, axis, correction, keepdims) and take NumPy's keywords where NumPy has
+them: ``dtype`` on sum, prod, mean, var and std (x is cast to it, the
+reduction runs in it and the result is it, as NumPy accumulates in it),
+``out`` on all (python/braze/_copyto.py's write_out). max and min have no
+``dtype``, as in NumPy.
+"""
+
+from . import _core
+from ._copyto import write_out
+from ._core import Tensor
+
+
+def _reduce(fn, x, dtype, out, *args):
+    if dtype is None:
+        return write_out(fn(x, *args), out, fn.__name__)
+    from . import _dtype_name
+    name = _dtype_name(dtype)
+    r = fn(_core.astype(x, name), *args)
+    return write_out(r if r.dtype.name == name else _core.astype(r, name), out, fn.__name__)
+
+
+def sum(x, axis=None, keepdims=False, *, dtype=None, out=None):
+    return _reduce(_core.sum, x, dtype, out, axis, keepdims)
+
+
+def prod(x, axis=None, keepdims=False, *, dtype=None, out=None):
+    return _reduce(_core.prod, x, dtype, out, axis, keepdims)
+
+
+def mean(x, axis=None, keepdims=False, *, dtype=None, out=None):
+    return _reduce(_core.mean, x, dtype, out, axis, keepdims)
+
+
+def var(x, axis=None, correction=0.0, keepdims=False, *, dtype=None, out=None):
+    return _reduce(_core.var, x, dtype, out, axis, correction, keepdims)
+
+
+def std(x, axis=None, correction=0.0, keepdims=False, *, dtype=None, out=None):
+    return _reduce(_core.std, x, dtype, out, axis, correction, keepdims)
+
+
+def max(x, axis=None, keepdims=False, *, out=None):
+    return _reduce(_core.max, x, None, out, axis, keepdims)
+
+
+def min(x, axis=None, keepdims=False, *, out=None):
+    return _reduce(_core.min, x, None, out, axis, keepdims)
+
+
+__all__ = ["sum", "prod", "mean", "var", "std", "max", "min"]
+
+
+def install():
+    for name in __all__:
+        setattr(Tensor, name, globals()[name])  # t.sum(axis, keepdims, *, dtype, out)
