@@ -22,7 +22,12 @@ std::string lower(std::string_view s) {
 }  // namespace
 
 Renderer::Renderer(const KernelSpec& spec) : spec_(spec), l_(make_layout(spec)) {
-  if (!l_.reduces()) {
+  if (!l_.reduces() && !(tiled_ = tiled_inputs(spec_, l_)).empty()) {
+    const size_t n = l_.sizes.size();
+    int64_t tiles = (l_.sizes[n - 2] + kTile - 1) / kTile * ((l_.sizes[n - 1] + kTile - 1) / kTile);
+    for (size_t d = 0; d + 2 < n; ++d) tiles *= l_.sizes[d];
+    launch_ = {KernelShape::Tiles, kTileThreads, tiles};
+  } else if (!l_.reduces()) {
     vec_ = plan_vectors(spec_, l_);
     launch_ = {KernelShape::Elements, 256, vec_.width > 1 ? vec_.vectors : l_.numel()};
   } else if (l_.reduced.back()) {
@@ -58,6 +63,7 @@ CudaKernelSource Renderer::run() {
   for (size_t i = 0; i < spec_.body.size(); ++i)
     if (is_scalar(static_cast<int32_t>(i))) emit_value(static_cast<int32_t>(i), "  ");
   if (launch_.shape == KernelShape::Elements) elements();
+  else if (launch_.shape == KernelShape::Tiles) tiles();
   else rows();
   out_ << "}\n";
   k.source = out_.str();
@@ -73,6 +79,7 @@ std::string Renderer::kernel_name() const {
   std::string n = "bz_";
   switch (launch_.shape) {
     case KernelShape::Elements: n += "ew"; break;
+    case KernelShape::Tiles: n += "tile"; break;
     case KernelShape::BlockPerRow: n += "row"; break;
     case KernelShape::ThreadPerRow: n += "col"; break;
     case KernelShape::SplitColumns: n += "colsplit"; break;
@@ -187,6 +194,7 @@ std::string Renderer::value_expr(const KernelOp& op, const std::string& r) const
     std::string k = std::to_string(op.input);
     switch (in.kind) {
       case KernelInput::Kind::Buffer:
+        if (staged_ && tiled_[op.input]) return load_expr(in.dtype, "tile" + k + "[tx]", "r");
         if (!lane_.empty() && vec_.inputs[op.input] == Access::Vector) return load_expr(in.dtype, "r" + k + ".v", lane_);
         if (!lane_.empty() && vec_.inputs[op.input] == Access::Broadcast) return "b" + k;
         return load_expr(in.dtype, "in" + k, offset(op.input));
@@ -239,6 +247,7 @@ void Renderer::emit_closure(const std::vector<int32_t>& targets, const std::stri
 const char* name(KernelShape s) {
   switch (s) {
     case KernelShape::Elements: return "elements";
+    case KernelShape::Tiles: return "tiles";
     case KernelShape::BlockPerRow: return "block per row";
     case KernelShape::ThreadPerRow: return "thread per row";
     case KernelShape::SplitColumns: return "split columns";
@@ -249,7 +258,7 @@ const char* name(KernelShape s) {
 // The grid never has more than kMaxGridThreads threads, which the 32-bit
 // index math relies on (Note [CUDA index space]).
 int64_t CudaLaunch::blocks(int64_t max_blocks) const {
-  bool block_per_item = shape == KernelShape::BlockPerRow || shape == KernelShape::SplitColumns;
+  bool block_per_item = shape == KernelShape::BlockPerRow || shape == KernelShape::SplitColumns || shape == KernelShape::Tiles;
   int64_t b = block_per_item ? work : (work + threads - 1) / threads;
   return std::min({b, max_blocks, kMaxGridThreads / threads});
 }

@@ -11,16 +11,26 @@ namespace braze::cuda {
 
 // Bump when generated source changes for the same spec: part of every
 // cache key (with the prelude's text, which is hashed separately).
-inline constexpr int kCudaCodegenVersion = 3;  // 2: vector access, unsigned counters, split columns; 3: bytes in flight
+inline constexpr int kCudaCodegenVersion = 4;  // 2: vector access, unsigned counters, split columns; 3: bytes in flight; 4: tiles
 
 // Note [CUDA kernel shapes]
-// Every spec becomes one kernel of one of four shapes, from its collapsed
+// Every spec becomes one kernel of one of five shapes, from its collapsed
 // index space (Note [CUDA index space]):
 // - Elements: no reduced axis. A grid-stride loop over the domain; each
 //   thread computes the body for one index at a time, reading every input
 //   through its own baked strides (broadcasts are stride 0), or for
 //   `width` neighbouring indices at a time through 16-byte vector loads
 //   and stores where the layout allows (Note [CUDA vector access]).
+// - Tiles: no reduced axis, and an input read transposed: contiguous along
+//   the second-to-last collapsed axis, not the last (x.T + x). Read one
+//   element per thread, it would cost each warp 32 separate sectors.
+//   Instead a block takes a kTile x kTile tile of the last two axes: the
+//   threads first copy each such input's tile into shared memory with
+//   neighbouring threads reading neighbouring elements of its memory
+//   (down the tile's columns), then compute the tile with neighbouring
+//   threads on neighbouring output elements (along its rows), reading the
+//   staged input across (a row of kTile + 1 elements, so a warp's reads
+//   fall in 32 different banks) and every other input from memory.
 // - BlockPerRow: the innermost axis is reduced (softmax, layer_norm, a sum
 //   over the last axis). One block per row (grid-stride over rows); each
 //   reduction is a pass in which the threads stride along the row and
@@ -45,14 +55,15 @@ inline constexpr int kCudaCodegenVersion = 3;  // 2: vector access, unsigned cou
 // Generated code calls the op table's functors (graph/scalar_math.h) on
 // each op's compute type, converting and rounding as the reference does
 // after every op (jit_cuda/device/prelude.cuh).
-enum class KernelShape { Elements, BlockPerRow, ThreadPerRow, SplitColumns };
+enum class KernelShape { Elements, Tiles, BlockPerRow, ThreadPerRow, SplitColumns };
 const char* name(KernelShape s);
 
 // How to launch: `threads` per block (a multiple of 32, also the kernel's
 // __launch_bounds__; any multiple of 32 up to it runs the kernel right,
 // as host emulation does with fewer); blocks: one per `threads` work items
 // (Elements: elements or vectors of them; ThreadPerRow: rows) or one per
-// work item (BlockPerRow: rows; SplitColumns: groups of columns), capped by
+// work item (BlockPerRow: rows; SplitColumns: groups of columns; Tiles:
+// tiles), capped by
 // the launcher and by kMaxGridThreads (the loops are grid-stride). Nothing
 // to launch when work == 0.
 struct CudaLaunch {

@@ -34,6 +34,14 @@ inline constexpr int64_t kSplitColumnsBelow = 16384;
 inline constexpr int64_t kMinSplitLength = 64;
 inline constexpr int kSplitThreads = 512;
 
+// Tiles (Note [CUDA kernel shapes]): the side of a tile, one warp wide;
+// kTileThreads per block (kTile columns of kTileThreads / kTile rows at a
+// time); at most kMaxTiledInputs inputs staged (kTile x (kTile + 1)
+// elements of shared memory each); both tiled axes at least kTile long.
+inline constexpr int64_t kTile = 32;
+inline constexpr int kTileThreads = 256;
+inline constexpr size_t kMaxTiledInputs = 4;
+
 // The variable holding body value i in generated code.
 inline std::string value_name(int32_t i) { return "v" + std::to_string(i); }
 
@@ -60,6 +68,9 @@ class Renderer {
 
   // cuda_source_elements.cpp
   void elements();
+  // cuda_source_tiles.cpp
+  static std::vector<bool> tiled_inputs(const KernelSpec& spec, const CudaLayout& l);
+  void tiles();
   void scalar_elements(const std::string& first);
   void vector_elements();
   void emit_vector_loads(const std::vector<bool>& need, const std::string& ind);
@@ -72,6 +83,8 @@ class Renderer {
   VectorPlan vec_;
   CudaLaunch launch_;
   int split_columns_ = 0;  // SplitColumns: columns per block
+  std::vector<bool> tiled_;  // Tiles: per spec input, whether it is staged in shared memory
+  bool staged_ = false;      // inside a tile's compute pass: staged inputs read from the tile
   std::string lane_;       // inside a vector kernel's lane loop: its variable
   std::ostringstream out_;
 };

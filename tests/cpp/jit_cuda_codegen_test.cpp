@@ -146,7 +146,7 @@ std::vector<VectorCase> vector_cases() {
       {"a view at an odd offset: gathered, the output still stored whole",
        {columns_from(random_tensor({64, 257}, 5), 1) + 1.0}, 4,
        {"in0[1 + x0 * 257 + (x1 + e)]", "bz::store_vec(out0"}, {"load_vec"}},
-      {"transposed: gathered", {transpose(random_tensor({256, 64}, 6)) + x}, 4,
+      {"transposed, narrower than a tile (Tiles): gathered", {transpose(random_tensor({16, 64}, 6)) + random_tensor({64, 16}, 10)}, 4,
        {"in0[0 + x0 + (x1 + e) * 64]", "bz::load_vec<float, 4>(in1"}, {}},
       {"one axis not divisible by the width: a scalar tail", {random_tensor({1003}, 7) * 2.0}, 4,
        {"constexpr U kVectors = 250;", "for (U i = kVectors * 4 + "}, {}},
@@ -235,6 +235,39 @@ TEST(JitCudaSplitColumns, ColumnReductionsMatchTheInterpreter) {
     testing::check_emulated(specs[i], kernels[i], so, static_cast<uint32_t>(i), o);
     o.nan_chance = 1.0 / static_cast<double>(rows);  // most columns see a NaN
     testing::check_emulated(specs[i], kernels[i], so, static_cast<uint32_t>(i + 1000), o);
+  }
+}
+
+// Tiles (Note [CUDA kernel shapes]): inputs read transposed are staged
+// through shared memory, over whole tiles and ragged edges, beside inputs
+// read straight and broadcast, in every storage width, and the results
+// are the spec interpreter's bit for bit.
+TEST(JitCudaTiles, TransposedInputsAreStagedAndMatchTheInterpreter) {
+  std::vector<KernelSpec> specs;
+  std::vector<CudaKernelSource> kernels;
+  for (auto [rows, columns] : {std::pair<int64_t, int64_t>{32, 32}, {33, 70}, {100, 64}, {31, 64}})
+    for (DType t : {DType::Float32, DType::Float16, DType::BFloat16, DType::Int64, DType::Bool, DType::Float64}) {
+      Tensor x = astype(random_tensor({rows, columns}, static_cast<uint32_t>(rows * columns)), t);
+      Tensor y = astype(random_tensor({columns, rows}, static_cast<uint32_t>(rows + columns)), t);
+      Tensor b = astype(random_tensor({rows}, 3), t);
+      Tensor cube = astype(random_tensor({3, rows, columns}, 4), t);
+      for (Tensor root : {transpose(x) + y, transpose(x) * b, where(transpose(x) > y, y, transpose(x)),
+                          maximum(permute(cube, {0, 2, 1}), transpose(x))}) {
+        specs.push_back(only_spec({root}));
+        kernels.push_back(render_cuda(specs.back()));
+        const bool tiles = rows >= 32 && columns >= 32;  // both tiled axes a tile long (kTile)
+        EXPECT_EQ(kernels.back().launch.shape == KernelShape::Tiles, tiles) << kernels.back().source;
+        if (tiles) {
+          EXPECT_TRUE(has(kernels.back().source, "__syncthreads()")) << kernels.back().source;
+        }
+      }
+    }
+  keep_unique(specs, kernels);
+  expect_nvrtc_compiles(kernels);
+  EmulatedKernels so(kernels);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    SCOPED_TRACE(kernels[i].name);
+    testing::check_emulated(specs[i], kernels[i], so, static_cast<uint32_t>(i), {});
   }
 }
 
