@@ -114,6 +114,9 @@ def workloads(scale):
         ("layernorm", 2 * L.nbytes, lambda L, g, b: bz.layer_norm(L, g, b, eps=1e-5), (L, g, be), layernorm),
         ("colsum", X.nbytes + X.nbytes // X.shape[0], lambda X: X.sum(axis=0), (X,), lambda m, X: m.colsum(X)),
         ("transpose_add", 2 * Xt.nbytes, lambda X: X.T + X, (Xt,), lambda m, X: X.T + X),
+        # A column sum of a transposed view: rows of memory (Note [Loops in memory order]).
+        ("colsum_of_T", Xt.nbytes + Xt.nbytes // Xt.shape[0], lambda X: X.T.sum(axis=0), (Xt,),
+         lambda m, X: m.colsum(X.T)),
     ]
 
 

@@ -403,7 +403,7 @@ def test_gpu_benchmark_runs_under_emulation():
     rows = [l.split() for l in r.stdout.splitlines()]
     braze = {row[0]: int(row[4]) for row in rows if len(row) > 4 and row[1] == "braze"}
     assert braze == {"gelu_256M": 1, "bias_relu_scale": 1, "softmax_rows": 1, "layernorm": 1, "colsum": 1,
-                     "transpose_add": 1, "matmul_f16": 1, "matmul_f32": 1, "conv2d_f16": 1}, r.stdout
+                     "transpose_add": 1, "colsum_of_T": 1, "matmul_f16": 1, "matmul_f32": 1, "conv2d_f16": 1}, r.stdout
     # JAX shares the GPU with the others in this process instead of taking 75% of it first.
     assert "XLA_PYTHON_CLIENT_PREALLOCATE=false" in r.stdout, r.stdout
     replays = [l.split() for l in r.stdout.split("replayed program")[1].splitlines()[1:3]]
@@ -411,7 +411,7 @@ def test_gpu_benchmark_runs_under_emulation():
     assert int(replays[0][-1]) == 1 and int(replays[1][-1]) >= 5, r.stdout
     cold_warm = [row for row in rows if row and row[0] in braze and "ms" in row]
     # (Emulated kernels have no disk cache: only the driver's cubins do.)
-    assert len(cold_warm) == 6 and all(int(row[3]) > 0 for row in cold_warm), r.stdout
+    assert len(cold_warm) == 7 and all(int(row[3]) > 0 for row in cold_warm), r.stdout
 
 
 # --- on a real GPU -------------------------------------------------------------------
