@@ -27,7 +27,6 @@ in the workers' memory: 2 x --gb GB.
 import argparse
 import logging
 import os
-import time
 
 import dask
 import dask.array as da
@@ -36,8 +35,9 @@ from distributed import Client, LocalCluster, wait
 
 import braze as bz
 import braze.dask as bzd
+from timing import best_in_turn
 
-REPS = int(os.environ.get("BENCH_REPS", 3))
+REPS = int(os.environ.get("BENCH_REPS", 3))  # 4 GB runs take seconds each
 CHUNK_BYTES = 64 << 20
 ROW = 8192  # float32 elements per row: 32 KB
 WORKER_ENV = {"BRAZE_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -49,19 +49,6 @@ def gelu(x):
 
 def pipeline(x):
     return gelu(x).sum(axis=1)
-
-
-def best_in_turn(fs):
-    """timing.best_in_turn with REPS defaulting to 3: 4 GB runs take seconds."""
-    for f in fs.values():
-        f()
-    out = dict.fromkeys(fs, float("inf"))
-    for _ in range(REPS):
-        for name, f in fs.items():
-            t = time.perf_counter()
-            f()
-            out[name] = min(out[name], time.perf_counter() - t)
-    return out
 
 
 def persisted(client, arr):
@@ -88,7 +75,7 @@ def run(n_workers, gb, n):
         x_bz = persisted(client, bzd.from_dask(x_np))
         got, want = dask.compute(pipeline(x_bz), pipeline(x_np))
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-3, atol=1e-2 * ROW ** 0.5)
-        t = best_in_turn({"numpy": lambda: pipeline(x_np).compute(), "braze": lambda: pipeline(x_bz).compute()})
+        t = best_in_turn({"numpy": lambda: pipeline(x_np).compute(), "braze": lambda: pipeline(x_bz).compute()}, REPS)
         per_chunk = kernels_per_chunk(client, lambda: pipeline(x_bz).compute(), x_bz.npartitions)
         del x_np, x_bz
         block = max(1, n // 4)
@@ -97,7 +84,7 @@ def run(n_workers, gb, n):
         a_bz, b_bz = persisted(client, bzd.from_dask(a_np)), persisted(client, bzd.from_dask(b_np))
         got, want = dask.compute(a_bz @ b_bz, a_np @ b_np)
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-3, atol=1e-3 * n ** 0.5)
-        m = best_in_turn({"numpy": lambda: (a_np @ b_np).compute(), "braze": lambda: (a_bz @ b_bz).compute()})
+        m = best_in_turn({"numpy": lambda: (a_np @ b_np).compute(), "braze": lambda: (a_bz @ b_bz).compute()}, REPS)
         return {"pipeline": t, "matmul": m, "kernels_per_chunk": per_chunk, "bytes": rows * ROW * 4}
     finally:
         client.close()

@@ -17,15 +17,15 @@ def best(f):
     return min(times)
 
 
-def best_in_turn(fs):
-    """The best of REPS rounds for each function of the dict `fs`, a round
-    calling each once in turn: on a shared machine every system then meets
-    the same load, where timed one after the other each catches its own
-    quiet or busy minute. Returns {name: seconds}."""
+def best_in_turn(fs, reps=None):
+    """The best of `reps` (default REPS) rounds for each function of the
+    dict `fs`, a round calling each once in turn: on a shared machine every
+    system then meets the same load, where timed one after the other each
+    catches its own quiet or busy minute. Returns {name: seconds}."""
     for f in fs.values():
         f()
     out = dict.fromkeys(fs, float("inf"))
-    for _ in range(REPS):
+    for _ in range(REPS if reps is None else reps):
         for name, f in fs.items():
             t = time.perf_counter()
             f()
