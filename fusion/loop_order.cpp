@@ -8,14 +8,13 @@ namespace braze {
 
 namespace {
 
-// Bytes one step along axis `a` moves, the largest over the buffers read
-// per element.
-int64_t axis_stride(const KernelSpec& spec, size_t a) {
-  int64_t s = 0;
+// The keys of a spec's buffers read per element.
+std::vector<AxisKey> spec_keys(const KernelSpec& spec) {
+  std::vector<MemoryRead> reads;
   for (const KernelInput& in : spec.inputs)
-    if (in.kind == KernelInput::Kind::Buffer && in.space == Space::Full && in.view.shape[a] > 1)
-      s = std::max(s, std::abs(in.view.strides[a]) * static_cast<int64_t>(itemsize(in.dtype)));
-  return s;
+    if (in.kind == KernelInput::Kind::Buffer && in.space == Space::Full)
+      reads.push_back({&in.view, static_cast<int64_t>(itemsize(in.dtype))});
+  return memory_keys(reads, spec.domain.size());
 }
 
 // perm[i]: the old axis that becomes axis i.
@@ -25,14 +24,14 @@ std::vector<int64_t> memory_order(const KernelSpec& spec, bool sort_reduced) {
   for (int64_t a : spec.reduce_axes) reduced[a] = true;
   std::vector<int64_t> kept, red;
   for (size_t a = 0; a < rank; ++a) (reduced[a] ? red : kept).push_back(static_cast<int64_t>(a));
-  if (sort_reduced)
-    std::stable_sort(red.begin(), red.end(), [&](int64_t a, int64_t b) { return axis_stride(spec, a) > axis_stride(spec, b); });
+  const std::vector<AxisKey> key = spec_keys(spec);
+  if (sort_reduced) std::stable_sort(red.begin(), red.end(), [&](int64_t a, int64_t b) { return key[a] > key[b]; });
   std::vector<int64_t> perm;
   size_t k = 0, r = 0;
   while (k < kept.size() || r < red.size()) {
-    bool take_reduced = k == kept.size() ||
-                        (r < red.size() && std::make_pair(axis_stride(spec, red[r]), -red[r]) >
-                                               std::make_pair(axis_stride(spec, kept[k]), -kept[k]));
+    // Ties keep the spec's order.
+    bool take_reduced = k == kept.size() || (r < red.size() && std::make_pair(key[red[r]], -red[r]) >
+                                                                    std::make_pair(key[kept[k]], -kept[k]));
     perm.push_back(take_reduced ? red[r++] : kept[k++]);
   }
   return perm;
@@ -46,6 +45,22 @@ V permuted(const V& v, const std::vector<int64_t>& perm) {
 }
 
 }  // namespace
+
+std::vector<AxisKey> memory_keys(const std::vector<MemoryRead>& reads, size_t rank) {
+  std::vector<AxisKey> key(rank, {0, 0});
+  int64_t largest = -1;  // the span of the read the first keys come from
+  for (const MemoryRead& r : reads) {
+    int64_t span = r.itemsize;
+    for (size_t a = 0; a < rank; ++a)
+      if (r.view->strides[a] != 0) span *= r.view->shape[a];
+    auto step = [&](size_t a) { return r.view->shape[a] > 1 ? std::abs(r.view->strides[a]) * r.itemsize : 0; };
+    for (size_t a = 0; a < rank; ++a) key[a].second = std::max(key[a].second, step(a));
+    if (span <= largest) continue;
+    largest = span;
+    for (size_t a = 0; a < rank; ++a) key[a].first = step(a);
+  }
+  return key;
+}
 
 void order_loops(KernelSpec& spec, Combine combine) {
   if (spec.reduce_axes.empty()) return;

@@ -26,7 +26,7 @@ namespace braze {
 //   - a spec with a Full output (dense over the whole domain) keeps its
 //     order: moving an axis would move the output's elements.
 // The order is a merge of the two sequences, taking at each step the head
-// whose axis has the larger stride in bytes (the largest over the buffers
+// whose axis comes first in memory (memory_keys below, over the buffers
 // read per element; ties keep the graph's order). Every view in the spec
 // (inputs, Reduced inputs, aranges) and every reduction's axes move with
 // the domain, and the kernel key is computed after, so x.T.sum(axis=0) and
@@ -42,5 +42,18 @@ namespace braze {
 // spec's order, so its reduced axes stay.
 enum class Combine { InSpecOrder, AnyOrder };
 void order_loops(KernelSpec& spec, Combine combine = Combine::InSpecOrder);
+
+// What "memory's order" means, for order_loops and Note [Reductions in
+// memory order] alike: per axis of a domain read through `views` (with
+// their element sizes), a key that sorts the outer axes first. The reads
+// are weighed by how much memory they span: the key is the step in bytes
+// of the largest (a mean read back over x's rows must not order the loops
+// over x), then the largest step of any.
+struct MemoryRead {
+  const View* view;
+  int64_t itemsize;
+};
+using AxisKey = std::pair<int64_t, int64_t>;
+std::vector<AxisKey> memory_keys(const std::vector<MemoryRead>& reads, size_t rank);
 
 }  // namespace braze

@@ -37,9 +37,9 @@ Graph push_views(const Graph& g);
 // not the order memory has them in ([A, C]), so no loop order can both
 // read x along its rows and write the result densely: the kernel walked
 // memory 32 KB at a time, 20x slower than NumPy. The reduction is
-// rewritten to run over the kept axes in memory order (by the largest
-// byte stride of what its element-wise tree reads, as Note [Loops in
-// memory order] weighs them) and its result viewed back through the
+// rewritten to run over the kept axes in memory order (of what its
+// element-wise tree reads, weighed by memory_keys in fusion/loop_order.h)
+// and its result viewed back through the
 // inverse permutation: r = permute(reduce(permute(e, q), q^-1(axes)),
 // q^-1), where permute(e, q) rebuilds e's element-wise nodes over
 // permuted operands (so the permutation meets the leaves' own and they

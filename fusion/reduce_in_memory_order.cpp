@@ -6,6 +6,7 @@
 #include <set>
 
 #include "fusion/epilogue.h"
+#include "fusion/loop_order.h"
 #include "fusion/passes.h"
 
 namespace braze {
@@ -37,16 +38,17 @@ class ReductionOrder {
   // reduced ones staying where they are; empty when they already are.
   std::vector<int64_t> kept_in_memory_order(const Graph& out, const Node& n) {
     const Shape& domain = out[n.inputs[0]].shape();
-    std::vector<int64_t> stride(domain.size(), 0);
+    std::vector<MemoryRead> reads;
     std::set<NodeId> seen;
-    memory_strides(out, n.inputs[0], stride, seen);
+    memory_reads(out, n.inputs[0], reads, seen);
+    const std::vector<AxisKey> key = memory_keys(reads, domain.size());
     std::vector<bool> reduced(domain.size(), false);
     for (int64_t a : n.attr.ints) reduced[a] = true;
     std::vector<int64_t> kept;
     for (size_t a = 0; a < domain.size(); ++a)
       if (!reduced[a] && domain[a] > 1) kept.push_back(static_cast<int64_t>(a));
     std::vector<int64_t> sorted = kept;
-    std::stable_sort(sorted.begin(), sorted.end(), [&](int64_t a, int64_t b) { return stride[a] > stride[b]; });
+    std::stable_sort(sorted.begin(), sorted.end(), [&](int64_t a, int64_t b) { return key[a] > key[b]; });
     if (sorted == kept) return {};
     std::vector<int64_t> q(domain.size());
     std::iota(q.begin(), q.end(), 0);
@@ -54,20 +56,15 @@ class ReductionOrder {
     return q;
   }
 
-  // Per axis, the largest step in bytes of anything the element-wise tree
-  // under `id` reads from memory (as Note [Loops in memory order] weighs
-  // a kernel's inputs).
-  void memory_strides(const Graph& out, NodeId id, std::vector<int64_t>& stride, std::set<NodeId>& seen) {
+  // What the element-wise tree under `id` reads from memory.
+  void memory_reads(const Graph& out, NodeId id, std::vector<MemoryRead>& reads, std::set<NodeId>& seen) {
     if (!seen.insert(id).second) return;
     const Node& n = out[id];
     if (through(id, n)) {
-      for (NodeId i : n.inputs) memory_strides(out, i, stride, seen);
+      for (NodeId i : n.inputs) memory_reads(out, i, reads, seen);
       return;
     }
-    if (n.op == Op::Const || n.op == Op::Arange) return;
-    for (size_t a = 0; a < stride.size(); ++a)
-      if (n.view.shape[a] > 1)
-        stride[a] = std::max(stride[a], std::abs(n.view.strides[a]) * static_cast<int64_t>(itemsize(n.dtype)));
+    if (n.op != Op::Const && n.op != Op::Arange) reads.push_back({&n.view, static_cast<int64_t>(itemsize(n.dtype))});
   }
 
   // Element-wise nodes are rebuilt over permuted operands; a library
