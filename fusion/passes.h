@@ -48,7 +48,10 @@ Graph push_views(const Graph& g);
 // reduced ones keep their places and their order, so every result
 // combines its elements in the same order as before, bit for bit. The
 // permuted result is small (one value per row), and its readers read it
-// through the view; an output gets its dense Copy. The reduced axes' place
+// through the view; an output gets its dense Copy. An element-wise node
+// over such results (and broadcast scalars) only is computed in their
+// order and viewed back in turn, so var's mean (sum / n) stays in
+// memory's order for the second reduction, x - mean, to read. The reduced axes' place
 // among the kept ones is the spec's loop order (Note [Loops in memory
 // order], fusion/loop_order.h).
 Graph reduce_in_memory_order(const Graph& g);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "fusion/epilogue.h"
@@ -18,6 +19,8 @@ class ReductionOrder {
   explicit ReductionOrder(const Graph& g) : epilogue_(epilogue_members(g)) {}
 
   NodeId rewrite(Graph& out, const Node& n, NodeId id) {
+    if (!epilogue_[id] && is_elementwise(n.op) && n.op != Op::Copy)
+      if (std::optional<NodeId> pulled = pull_up(out, n)) return *pulled;
     NodeId kept = out.add(n);
     if (epilogue_[id]) in_epilogue_.insert(kept);
     if (!is_reduce(n.op) || n.attr.ints.empty()) return kept;
@@ -29,10 +32,39 @@ class ReductionOrder {
     for (int64_t a : n.attr.ints) axes.push_back(inverse[a]);
     std::sort(axes.begin(), axes.end());
     NodeId reduced = out.apply(n.op, {permuted(out, n.inputs[0], q)}, Attr{axes, n.attr.reals});
-    return out.apply(Op::Permute, {reduced}, Attr{inverse, {}});
+    NodeId back = out.apply(Op::Permute, {reduced}, Attr{inverse, {}});
+    viewed_back_.insert(back);
+    return back;
   }
 
  private:
+  // An element-wise node over results viewed back (and scalars broadcast)
+  // computed in their order and viewed back in turn: var's mean, sum / n,
+  // stays in memory's order, so the second reduction, x - mean, reads it
+  // there and not through a transposing view.
+  std::optional<NodeId> pull_up(Graph& out, const Node& n) {
+    const std::vector<int64_t>* back = nullptr;
+    for (NodeId i : n.inputs) {
+      if (viewed_back_.count(i)) {
+        if (back && *back != out[i].attr.ints) return std::nullopt;
+        back = &out[i].attr.ints;
+      } else if (!std::all_of(out[i].view.strides.begin(), out[i].view.strides.end(), [](int64_t s) { return s == 0; })) {
+        return std::nullopt;
+      }
+    }
+    if (!back) return std::nullopt;
+    const std::vector<int64_t> inverse = *back;
+    std::vector<int64_t> q(inverse.size());
+    for (size_t i = 0; i < q.size(); ++i) q[inverse[i]] = static_cast<int64_t>(i);
+    std::vector<NodeId> in;
+    for (NodeId i : n.inputs)
+      in.push_back(viewed_back_.count(i) ? out[i].inputs[0] : out.apply(Op::Permute, {i}, Attr{q, {}}));
+    NodeId computed = out.apply(n.op, in, n.attr);
+    NodeId result = out.apply(Op::Permute, {computed}, Attr{inverse, {}});
+    viewed_back_.insert(result);
+    return result;
+  }
+
   // The permutation q (axis i of the new domain is axis q[i]) that puts
   // the kept axes longer than 1 in memory order where they are not, the
   // reduced ones staying where they are; empty when they already are.
@@ -93,6 +125,7 @@ class ReductionOrder {
 
   std::vector<bool> epilogue_;         // per node of the graph rewritten
   std::set<NodeId> in_epilogue_;       // the same nodes, in the new graph
+  std::set<NodeId> viewed_back_;       // the Permutes this pass put over what it computes in memory's order
   std::map<std::pair<NodeId, std::vector<int64_t>>, NodeId> done_;
 };
 

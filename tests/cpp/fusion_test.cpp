@@ -215,6 +215,19 @@ TEST(Fusion, ReductionsOfPermutedViewsRunInMemoryOrder) {
   Tensor p = permute(y, {2, 0, 1});  // [7, 6, 5], strides [1, 35, 7]
   expect_fused_equals_reference({sum(p, Axes{{0}}), max(p, Axes{{0, 2}}), argmax(p, 0), argmax(p, 2),
                                  sum(p, Axes{{1, 2}}), mean(transpose(y), Axes{{1}})});
+  // var of a permuted view: the mean stays in memory's order (Note
+  // [Reductions in memory order]), so both reductions are one kernel
+  // reading y as it lies.
+  Tensor v = var(permute(y, {2, 1, 0}), Axes{{2}});
+  Schedule vs = schedule_of({v});
+  size_t reducing = 0;
+  for (const Step& st : vs.steps) {
+    if (st.group.kind != FusedGroup::Kind::Kernel || st.spec.reduce_axes.empty()) continue;
+    ++reducing;
+    EXPECT_EQ(st.spec.inputs[0].view.strides, (Strides{35, 7, 1})) << explain(vs);
+  }
+  EXPECT_EQ(reducing, 1u) << explain(vs);
+  expect_fused_equals_reference({v});
   // A Full output is dense over the domain: its order stays.
   const KernelSpec soft = schedule_of({softmax(transpose(x), 0)}).steps[0].spec;
   EXPECT_EQ(soft.domain, (Shape{24, 16}));
