@@ -110,7 +110,7 @@ class ReductionOrder {
   NodeId permuted(Graph& out, NodeId id, const std::vector<int64_t>& q) {
     auto key = std::make_pair(id, q);
     if (auto it = done_.find(key); it != done_.end()) return it->second;
-    const Node& n = out[id];
+    const Node n = out[id];  // a copy: the recursion adds nodes to `out`
     NodeId result;
     if (through(id, n)) {
       std::vector<NodeId> in;
