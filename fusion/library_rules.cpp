@@ -38,19 +38,31 @@ const LibraryRules& cpu_library_rules() {
   return rules;
 }
 
+namespace {
+
+// Whether a library call can read operand i of `n` where it is: a
+// constant or an arange (through views) has no memory until a kernel
+// writes it, whatever the library's rules (bz.full((1, 1), 2.0) @ b).
+bool readable(const Graph& g, const LibraryRules& rules, const Node& n, size_t i) {
+  const Op base = g[g.base(n.inputs[i])].op;
+  if (base == Op::Const || base == Op::Arange) return false;
+  return !rules.reads || rules.reads(g, n, i);
+}
+
+}  // namespace
+
 Graph copy_unread_operands(const Graph& g, const LibraryRules& rules) {
-  if (!rules.reads) return g;
   bool any = false;
   for (const Node& n : g.nodes())
     if (info(n.op).kind == FusionKind::Opaque)
-      for (size_t i = 0; i < n.inputs.size(); ++i) any = any || !rules.reads(g, n, i);
+      for (size_t i = 0; i < n.inputs.size(); ++i) any = any || !readable(g, rules, n, i);
   if (!any) return g;
   // `n` arrives with its inputs numbered in `to`: the rules read their views there.
   return rewrite_nodes(g, [&](Graph& to, const Node& n, NodeId) {
     if (info(n.op).kind != FusionKind::Opaque) return to.add(n);
     Node m = n;
     for (size_t i = 0; i < m.inputs.size(); ++i)
-      if (!rules.reads(to, n, i)) m.inputs[i] = to.apply(Op::Copy, {m.inputs[i]});
+      if (!readable(to, rules, n, i)) m.inputs[i] = to.apply(Op::Copy, {m.inputs[i]});
     return to.add(m);
   });
 }

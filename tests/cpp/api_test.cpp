@@ -316,6 +316,17 @@ TEST(ApiLibrary, MatMulFollowsNumPyForOneDOperands) {
   EXPECT_TRUE(contains(msg, "not aligned"));
 }
 
+TEST(ApiLibrary, ConstantOperandsAreWrittenOutForTheLibrary) {
+  // A constant or an arange has no memory until a kernel writes it; the
+  // library call reads a copy (bz.full((1, 1), 2.0) @ b crashed OpenBLAS).
+  Tensor b = from_vector<double>({1, 1, 1}, {1, 3});
+  EXPECT_EQ(values(matmul(full({1, 1}, 2.0, DType::Float64), b)), (std::vector<double>{2, 2, 2}));
+  EXPECT_EQ(values(matmul(transpose(b), full({1, 1}, 2.0, DType::Float64))), (std::vector<double>{2, 2, 2}));
+  EXPECT_EQ(values(matmul(full({2, 2}, 2.0f), ones({2, 3}))), (std::vector<double>(6, 4)));
+  Tensor r = reshape(arange(0, 4, 1, DType::Float32), {2, 2});
+  EXPECT_EQ(values(matmul(r, r)), (std::vector<double>{2, 3, 6, 11}));
+}
+
 TEST(ApiLibrary, Conv2dWithBias) {
   Tensor x = from_vector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3});
   Tensor w = from_vector<float>({1, 0, 0, -1, 2, 2, 2, 2}, {2, 1, 2, 2});
