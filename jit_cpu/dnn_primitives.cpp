@@ -8,6 +8,10 @@
 #include <optional>
 #include <unordered_map>
 
+#ifdef BRAZE_HAVE_OPENMP
+#include <omp.h>
+#endif
+
 #include "fusion/blas_layout.h"
 #include "graph/check.h"
 #include "graph/log.h"
@@ -24,6 +28,47 @@ namespace {
 
 using dnnl::memory;
 using Dims = memory::dims;
+
+// Note [Small calls on one thread]
+// oneDNN runs each call on OpenMP's team, whose threads sleep between
+// calls (OMP_WAIT_POLICY=PASSIVE, python/braze/__init__.py); waking them
+// costs tens of microseconds on our VMs, more than a small matmul takes on
+// one core. A training step of a 64-128-10 MLP (five matmuls of 64 rows)
+// took 0.82 ms with a team of two and 0.34 ms with one. So a call of fewer
+// than kOneThreadFlops runs with a team of one: set while its primitive is
+// created (oneDNN partitions the work for the team it sees then) and
+// while it runs. The team size is the calling thread's own setting, so
+// threads realizing at once do not disturb each other.
+constexpr double kOneThreadFlops = 8e6;
+
+double flops(const Call& c) {
+  const double out = static_cast<double>(numel(c.out));
+  const Shape& b = c.b.view.shape;
+  if (c.op == Op::Conv2d) return 2 * out * static_cast<double>(numel(b)) / static_cast<double>(std::max<int64_t>(b[0], 1));
+  return 2 * out * static_cast<double>(c.a.view.shape.back());
+}
+
+class TeamFor {
+ public:
+  explicit TeamFor([[maybe_unused]] const Call& c) {
+#ifdef BRAZE_HAVE_OPENMP
+    if (flops(c) < kOneThreadFlops && omp_get_max_threads() > 1) {
+      was_ = omp_get_max_threads();
+      omp_set_num_threads(1);
+    }
+#endif
+  }
+  ~TeamFor() {
+#ifdef BRAZE_HAVE_OPENMP
+    if (was_ > 0) omp_set_num_threads(was_);
+#endif
+  }
+  TeamFor(const TeamFor&) = delete;
+  TeamFor& operator=(const TeamFor&) = delete;
+
+ private:
+  int was_ = 0;
+};
 
 dnnl::engine& cpu_engine() {
   static dnnl::engine e = [] {
@@ -240,7 +285,10 @@ class PrimitiveCache {
       return *found;
     }
     auto e = std::make_shared<Entry>();
-    create(c, *e);
+    {
+      TeamFor team(c);  // Note [Small calls on one thread]
+      create(c, *e);
+    }
     if (e->error.empty())
       BRAZE_LOG(Info, "oneDNN ", key, ": primitive created", e->pack ? " (right operand packed)" : "", ", ",
                 e->scratch_bytes, " scratchpad bytes");
@@ -307,6 +355,7 @@ void run(const Prepared& p, const Graph& g, const FusedGroup& group,
   BRAZE_ASSERT((e.packed_bytes == 0 || mem.packed) && (e.scratch_bytes == 0 || mem.scratch),
                "dnn::run: no memory for ", e.packed_bytes, " packed and ", e.scratch_bytes, " scratchpad bytes");
   Call c = describe_call(g, group);
+  TeamFor team(c);  // Note [Small calls on one thread]
   if (e.blas) {
     blas_matmul(c, buffer(c.a.base), buffer(c.b.base), out);
     return;
