@@ -18,7 +18,7 @@ namespace braze {
 // share one index space and every input is read through its own baked
 // strides, so a transposed, sliced or broadcast input costs no copy. An
 // element-wise node seen through two different views is computed twice,
-// once per view: cheaper than writing it out and reading it back. Two
+// once per view: cheaper than writing it out and reading it back. Three
 // exceptions, where the views stay where they are:
 //   - a broadcast of a value computed from a reduction (a row statistic
 //     such as rsqrt(var + eps)), so the statistic is computed once per row;
@@ -26,7 +26,13 @@ namespace braze {
 //   - a view of a library call's post-op (Note [Library epilogues]): in
 //     heads(x @ w + b) the bias add stays in the matmul's layout, where the
 //     library applies it as it writes, instead of becoming a kernel that
-//     reads the matmul through the heads view.
+//     reads the matmul through the heads view;
+//   - a view read by a library call, which reads any strides (or gets a
+//     copy: copy_unread_operands): the element-wise result is computed once
+//     even where another reader needs it as it is. A backward pass reads
+//     each activation so: h feeds the next matmul and, transposed, the
+//     matmul of that layer's weight gradient (h^T g); pushed, the view made
+//     a second kernel recompute h in the transposed layout.
 Graph push_views(const Graph& g);
 
 // Note [Reductions in memory order]

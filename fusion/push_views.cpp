@@ -61,9 +61,23 @@ class ViewPusher {
       BRAZE_ASSERT(n.op != Op::Input, "inputs are created up front");
       return out_.add(n);
     }
+    const bool library = info(n.op).kind == FusionKind::Opaque;
     std::vector<NodeId> in;
-    for (NodeId i : n.inputs) in.push_back(rebuild(i, {}));
+    for (NodeId i : n.inputs) in.push_back(library ? rebuild_operand(i) : rebuild(i, {}));
     return out_.apply(n.op, in, n.attr);
+  }
+
+  // A library call's operand: a view of an element-wise result stays on top
+  // of it (Note [Views sink to the leaves], the third exception).
+  NodeId rebuild_operand(NodeId id) {
+    std::vector<Move> moves;  // innermost first
+    NodeId base = id;
+    for (; is_movement(g_[base].op); base = g_[base].inputs[0])
+      moves.insert(moves.begin(), Move{g_[base].op, g_[base].attr.ints});
+    if (moves.empty() || !is_elementwise(g_[base].op)) return rebuild(id, {});
+    NodeId r = rebuild(base, {});
+    for (const Move& m : moves) r = out_.apply(m.op, {r}, Attr{m.ints, {}});
+    return r;
   }
 
   static bool broadcasts(const std::vector<Move>& moves) {
