@@ -63,6 +63,7 @@ FoldClass fold_class(Op op, DType t) {
     case Op::IsInf:
     case Op::LogicalNot:
     case Op::Copy:
+    case Op::StopGradient:
     case Op::Cast:  // when it casts back exactly (fold_node)
     case Op::Maximum:
     case Op::Minimum:

@@ -147,6 +147,7 @@ class Simplifier {
         bool computed = !is_movement(x.op) && info(x.op).kind != FusionKind::Leaf;
         return n_.op == Op::Cast || computed ? same_type(in_[0]) : std::nullopt;
       }
+      case Op::StopGradient: return in_[0];  // a mark for autodiff only: the value is its input
       case Op::Where:
         if (in_[1] == in_[2] || is_constant(g_, in_[0], 1.0)) return same_type(in_[1]);
         if (is_constant(g_, in_[0], 0.0)) return same_type(in_[2]);
@@ -222,6 +223,9 @@ Graph simplify(const Graph& g) {
     // what a kernel saves without it (an op per element) is far less than
     // a second kernel costs.
     if (s && readers[id] > 1 && (is_movement(out[*s].op) || info(out[*s].op).kind == FusionKind::Leaf)) s.reset();
+    // A stop_gradient that stays so is the Copy it equals: it marks the
+    // autodiff walk only, and the code generators know Copy, not it.
+    if (!s && n.op == Op::StopGradient) s = out.apply(Op::Copy, {n.inputs[0]});
     NodeId r = s ? *s : out.add(n);
     BRAZE_ASSERT(out[r].dtype == n.dtype && out[r].shape() == n.shape(), info(n.op).name,
                  ": a simplification changed the type");

@@ -97,6 +97,7 @@ struct BitwiseInvert {
 // Cast and Copy move a value unchanged; the conversion happens on store.
 struct Cast { template <class T> BRAZE_HD T operator()(T x) const { return x; } };
 struct Copy { template <class T> BRAZE_HD T operator()(T x) const { return x; } };
+struct StopGradient { template <class T> BRAZE_HD T operator()(T x) const { return x; } };
 
 // Binary.
 struct Add { template <class T> BRAZE_HD T operator()(T a, T b) const { return wrap_add(a, b); } };

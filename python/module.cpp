@@ -6,6 +6,7 @@
 namespace braze::py {
 nb::class_<Tensor> bind_tensor(nb::module_& m);
 void bind_functions(nb::module_& m, nb::class_<Tensor>& cls);
+void bind_autodiff(nb::module_& m, nb::class_<Tensor>& cls);
 
 namespace {
 
@@ -73,4 +74,5 @@ NB_MODULE(_core, m) {
   braze::set_keep_held_values(true);
   auto cls = braze::py::bind_tensor(m);
   braze::py::bind_functions(m, cls);
+  braze::py::bind_autodiff(m, cls);
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "graph/serialize.h"
+#include "runtime/autodiff.h"
 #include "runtime/context.h"
 #include "runtime/lower.h"
 #include "runtime/ops.h"

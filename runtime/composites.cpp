@@ -39,14 +39,15 @@ void check_labels(const Tensor& labels, int64_t classes) {
 Tensor softmax(const Tensor& x, int64_t axis) {
   Tensor xf = as_float(x);
   if (x.shape()[normalize_axis(axis, x.ndim(), "softmax")] == 0) return xf;  // empty: nothing to normalise
-  Tensor e = exp(xf - max(xf, Axes{{axis}}, /*keepdims=*/true));
+  // The shift by the max cancels, so it has no gradient (Note [Reverse mode]).
+  Tensor e = exp(xf - stop_gradient(max(xf, Axes{{axis}}, /*keepdims=*/true)));
   return e / sum(e, Axes{{axis}}, /*keepdims=*/true);
 }
 
 Tensor log_softmax(const Tensor& x, int64_t axis) {
   Tensor xf = as_float(x);
   if (x.shape()[normalize_axis(axis, x.ndim(), "log_softmax")] == 0) return xf;
-  Tensor shifted = xf - max(xf, Axes{{axis}}, /*keepdims=*/true);
+  Tensor shifted = xf - stop_gradient(max(xf, Axes{{axis}}, /*keepdims=*/true));  // as in softmax
   return shifted - log(sum(exp(shifted), Axes{{axis}}, /*keepdims=*/true));
 }
 

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "runtime/autodiff.h"
 #include "runtime/ops.h"
 #include "runtime/transfer.h"
 
@@ -21,7 +22,13 @@ namespace braze {
 // back (later kernels read it with strides).
 Tensor concatenate(std::span<const Tensor> xs, int64_t axis) {
   BRAZE_CHECK(!xs.empty(), "concatenate: needs at least one tensor");
-  for (const Tensor& x : xs) BRAZE_CHECK(x.defined(), "concatenate: an empty Tensor handle");
+  for (size_t i = 0; i < xs.size(); ++i) {
+    BRAZE_CHECK(xs[i].defined(), "concatenate: an empty Tensor handle");
+    // The result is realized, a leaf: a gradient would stop there, silently.
+    BRAZE_CHECK(!grad_enabled() || !xs[i].node()->requires_grad, "concatenate: tensor ", i,
+                " requires a gradient, which cannot flow through concatenate yet (it realizes its inputs: Note "
+                "[Concatenation realizes]); detach it, or record under bz.no_grad()");
+  }
   const int64_t rank = xs[0].ndim();
   BRAZE_CHECK(rank > 0, "concatenate: zero-dimensional tensors cannot be concatenated");
   axis = normalize_axis(axis, rank, "concatenate");

@@ -2,6 +2,7 @@
 // DAG to a Graph and compile one, and run it (Note [Lazy tensors], Note
 // [Programs]).
 #include <cstdio>
+#include <unordered_set>
 
 #include <xxhash.h>
 
@@ -10,6 +11,7 @@
 #include "runtime/context.h"
 #include "runtime/execute.h"
 #include "runtime/lower.h"
+#include "runtime/ops.h"
 #include "runtime/cuda_executors.h"
 #include "runtime/program.h"
 #include "runtime/tensor.h"
@@ -103,6 +105,21 @@ std::vector<Array> evaluate(std::vector<Tensor>& roots, std::span<const Array> o
   return results;
 }
 
+// Two tensors realized together may be the same value (bz.zeros twice, x * 3
+// twice: one node once interned), which the program returns once. Each
+// realized tensor owns its storage, though: bz.copyto, x[i] = v and
+// assign write into it in place, and one must not change the other.
+void own_storage(std::vector<Array>& results, Device device) {
+  std::unordered_set<const std::byte*> seen;
+  ArrayAllocator allocate = counted_allocator(device);
+  for (Array& r : results) {
+    if (!r.data || seen.insert(r.data.get()).second) continue;
+    Array copy = allocate(r.dtype, r.shape);
+    copy_array(copy, r);
+    r = std::move(copy);
+  }
+}
+
 }  // namespace
 
 void realize(std::span<const Tensor> tensors) {
@@ -117,6 +134,7 @@ void realize(std::span<const Tensor> tensors) {
     std::vector<Tensor> here, elsewhere;
     for (const Tensor& t : todo) (t.device() == todo[0].device() ? here : elsewhere).push_back(t);
     std::vector<Array> results = evaluate(here, {});
+    own_storage(results, here[0].device());
     // Dropped after the lock is let go: freeing a large DAG takes a while.
     std::vector<std::vector<std::shared_ptr<TensorNode>>> dropped(here.size());
     {
@@ -125,7 +143,9 @@ void realize(std::span<const Tensor> tensors) {
         TensorNode& n = *here[i].node();
         if (n.data) continue;  // another thread realized it meanwhile: its result stays
         n.data = std::move(results[i]);
-        dropped[i].swap(n.inputs);  // a realized tensor is a leaf from now on
+        // A realized tensor is a leaf from now on; one a gradient flows
+        // through keeps its inputs for the backward walk (Note [Reverse mode]).
+        if (!n.requires_grad) dropped[i].swap(n.inputs);
         n.depth = 0;
       }
     }
@@ -150,12 +170,9 @@ void assign(std::span<const Tensor> out, std::span<const Tensor> values) {
     const Array& target = *out[i].node()->data;
     BRAZE_CHECK(out[i].device() == values[i].device(), "assign: target ", i, " is on ", out[i].device().str(),
                 " but the value is on ", values[i].device().str(), "; move one with .to()");
-    if (values[i].is_realized()) {
-      copy_array(target, *values[i].node()->data);
-      Runtime::get().storage_versions().written(target.data);  // Note [Storage versions]
-      continue;
-    }
-    todo.push_back(values[i]);
+    // A realized value is copied by the program too, not before it: it may
+    // be another target's old value (assign([a, b], [b, a]) swaps).
+    todo.push_back(values[i].is_realized() ? record(Op::Copy, {values[i]}) : values[i]);
     targets.push_back(target);
   }
   for (const Tensor& t : todo)

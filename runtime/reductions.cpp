@@ -98,7 +98,9 @@ Tensor logsumexp(const Tensor& x, Axes axes, bool keepdims) {
   // An empty reduction is log(0) = -inf (as scipy and PyTorch); max would
   // have no identity to shift by.
   if (count(x, ax) == 0) return log(sum(exp(xf), ax, keepdims));
-  Tensor m = max(xf, ax, /*keepdims=*/true);
+  // The shift cancels in the value, so it has no gradient: stop_gradient
+  // keeps the backward from differentiating the max (Note [Reverse mode]).
+  Tensor m = stop_gradient(max(xf, ax, /*keepdims=*/true));
   // An infinite or NaN max would turn x - m into NaN; shift by 0 instead and
   // let exp/log carry the infinity (as scipy.special.logsumexp).
   Tensor shift = where(logical_or(isinf(m), isnan(m)), Scalar(0.0), m);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "graph/infer.h"
+#include "runtime/autodiff.h"
 #include "runtime/context.h"
 #include "runtime/ops.h"
 #include "runtime/transfer.h"
@@ -335,8 +336,9 @@ Tensor record(Op op, std::span<const Operand> xs, Attr attr) {
   TypeShape out = infer(op, types, attr);
   uint32_t depth = 0;
   for (const auto& in : inputs) depth = std::max(depth, lazy_depth(*in));
+  const bool grad = carries_gradient(op, out.dtype, inputs);
   return Tensor(std::make_shared<TensorNode>(
-      TensorNode{op, out.dtype, std::move(out.shape), std::move(attr), dev, std::move(inputs), {}, depth + 1}));
+      TensorNode{op, out.dtype, std::move(out.shape), std::move(attr), dev, std::move(inputs), {}, depth + 1, grad}));
 }
 
 Tensor astype(const Tensor& x, DType dtype) {

@@ -35,6 +35,12 @@ struct TensorNode {
   std::vector<std::shared_ptr<TensorNode>> inputs;
   std::optional<Array> data;  // set once realized
   uint32_t depth;             // the longest path of ops down to a leaf or a realized tensor
+  // Note [Reverse mode] (runtime/autodiff.h): whether a gradient can flow
+  // from this node to a variable. Such a node keeps its inputs when it is
+  // realized, so the backward walk still finds them. Set when the node is
+  // made (or by requires_grad()), before other threads see it.
+  bool requires_grad = false;
+  std::shared_ptr<TensorNode> grad{};  // what backward() accumulated for a variable; under the node lock
 };
 
 // Note [Lazy depth limit]

@@ -43,6 +43,9 @@ from ._array_api import *  # noqa: F401,F403 (the array API's names NumPy's do n
 from . import _reductions
 from ._reductions import *  # noqa: F401,F403 (sum, mean, ...: the core's, with dtype= and out=)
 from . import _numpy_protocols
+from . import autodiff
+from . import optim  # noqa: E402 (bz.optim)
+from .autodiff import grad, value_and_grad, vjp, no_grad, enable_grad, is_grad_enabled  # noqa: F401
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.
 bool_ = _np.dtype("bool")
@@ -162,7 +165,11 @@ def _shape(shape):
 
 
 def realize(*tensors):
-    """Realize several tensors as one graph; returns them."""
+    """Realize several tensors as one graph (``realize(a, b)`` or
+    ``realize([a, b])``); returns them."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        _core.realize(list(tensors[0]))
+        return tensors[0]
     _core.realize(list(tensors))
     return tensors[0] if len(tensors) == 1 else tensors
 
@@ -231,6 +238,11 @@ def ops():
 def _numpy(self):
     """The value as a read-only NumPy array (realizes if needed; a CUDA
     tensor's value is copied to the host)."""
+    if self.requires_grad:
+        # What NumPy computes from it would carry no gradient: a silent zero
+        # (bz.sort, linalg, index arrays all compute on the host through here).
+        raise ValueError(f"numpy(): this tensor (shape {list(self.shape)}) requires a gradient, which cannot "
+                         "flow through NumPy; use x.detach().numpy() for its value (docs/autodiff.md)")
     arr = self._raw_bytes().view(_DTYPES[self._dtype_name]).reshape(self.shape)
     return arr
 

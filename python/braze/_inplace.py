@@ -42,6 +42,14 @@ def _augmented(name, op):
                 raise TypeError(f"{symbol}: the result is {result.dtype.name}, which cannot be stored back into "
                                 f"{self.dtype.name} (NumPy's same_kind casting)")
             result = result.astype(self.dtype)
+        if self.requires_grad and not _core.is_grad_enabled():
+            # PyTorch's step on a variable (w -= lr * w.grad under no_grad):
+            # w stays a variable, now with the new value and no history.
+            grad = self.grad
+            result.realize()
+            self._rebind(result.requires_grad_())
+            self.grad = grad
+            return self
         self._rebind(result)
         return self
 
@@ -54,6 +62,9 @@ def setitem(self, key, value):
     if self.device != "cpu":
         raise TypeError(f"setitem: tensors on {self.device} are not supported yet; index assignment writes host "
                         "memory (move with .to('cpu'), or build the value with bz.where)")
+    if _core.is_grad_enabled() and (self.requires_grad or getattr(value, "requires_grad", False)):
+        raise ValueError("setitem: writing into stored values is not recorded, so no gradient would see it; "
+                         "build the new value with bz.where, or write under bz.no_grad() (docs/autodiff.md)")
     if self._views_stored_values():
         raise TypeError("setitem: this tensor is a view of another one (as a[i] in a[i][j] = v); braze's views are "
                         "read-only: index once (a[i, j] = v), or take a copy first (x = x.copy())")

@@ -151,6 +151,29 @@ TEST(Program, AnInPlaceUpdateReadsTheOldValues) {
   }
 }
 
+TEST(Program, AssignedRealizedValuesAreOldValuesToo) {
+  // A realized value is copied by the program, not before it: swapping two
+  // tensors, or one realized and one computed from a target, sees the old values.
+  Tensor a = from_vector<float>({0, 0}, {2}), b = from_vector<float>({1, 1}, {2});
+  assign({a, b}, {b, a});
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{1, 1}));
+  EXPECT_EQ(b.to_vector<float>(), (std::vector<float>{0, 0}));
+  assign({a, b}, {b, a + 10.0f});
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{0, 0}));
+  EXPECT_EQ(b.to_vector<float>(), (std::vector<float>{11, 11}));
+}
+
+TEST(Program, EqualTensorsRealizedTogetherOwnTheirStorage) {
+  // zeros twice is one interned node: the program computes it once, but each
+  // tensor gets storage of its own, since in-place writes must not leak.
+  Tensor x = from_vector<float>({1, 2}, {2});
+  Tensor a = x * 3.0f, b = x * 3.0f;
+  realize({a, b});
+  EXPECT_NE(a.data().data, b.data().data);
+  assign({a}, {x});
+  EXPECT_EQ(b.to_vector<float>(), (std::vector<float>{3, 6}));
+}
+
 TEST(Program, ALoopCarriedAccumulatorStaysBounded) {
   // acc = acc + x, never realized: Note [Lazy depth limit] cuts it.
   Tensor x = full({16}, 1.0f), acc = zeros({16});

@@ -27,6 +27,7 @@ EXTRA_REFERENCES = {
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
     "relu": lambda x: np.where(x < 0, np.zeros_like(x), x),  # NaN stays NaN
     "erf": _erf,
+    "stop_gradient": lambda x: x,  # the value unchanged (its gradient is tests/python/test_autodiff.py's)
 }
 
 

@@ -1,0 +1,311 @@
+// Reverse mode (Note [Reverse mode], autodiff.h): the walk, and the rules
+// of gradients.def turned into one function per op.
+#include "runtime/autodiff.h"
+
+#include <algorithm>
+#include <array>
+#include <mutex>
+#include <numbers>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "runtime/ops.h"
+
+namespace braze {
+
+namespace {
+
+thread_local bool t_grad_enabled = true;
+
+using Grads = std::vector<Tensor>;
+
+std::vector<int64_t> inverse_permutation(const std::vector<int64_t>& p) {
+  std::vector<int64_t> inv(p.size());
+  for (size_t i = 0; i < p.size(); ++i) inv[p[i]] = static_cast<int64_t>(i);
+  return inv;
+}
+
+// max/min: the elements equal to the result share its gradient evenly.
+Tensor extremum_gradient(const Tensor& g, const Tensor& y, const Tensor& x, const std::vector<int64_t>& axes) {
+  Tensor hit = astype(equal(x, y), g.dtype());
+  return hit * (g / sum(hit, axes, /*keepdims=*/true));
+}
+
+// prod: the product of the other elements, exact where there are zeros:
+// with no zero it is y / x; with one zero, the zero's is the product of
+// the rest and the others' are 0; with two or more, all are 0.
+Tensor prod_gradient(const Tensor& g, const Tensor& y, const Tensor& x, const std::vector<int64_t>& axes) {
+  Tensor zero = equal(x, 0);
+  Tensor zeros = sum(astype(zero, DType::Int32), axes, /*keepdims=*/true);
+  Tensor rest = prod(where(zero, 1, x), axes, /*keepdims=*/true);  // the product of the nonzero elements
+  Tensor others = where(equal(zeros, 0), y / where(zero, 1, x), where(zero & equal(zeros, 1), rest, 0));
+  return g * others;
+}
+
+// Note [Convolution gradients]
+// Both gradients of conv2d are convolutions themselves, recorded as conv2d
+// library calls (oneDNN's or cuDNN's forward primitive) on views:
+// - the input's, with stride 1: the convolution of g with the weight
+//   flipped in space and with its channel axes swapped (per group), padded
+//   by (effective kernel - 1 - padding);
+// - the weight's: the convolution of x with g as its weight, the batch
+//   axis taking the place of the channels (x and g with their first two
+//   axes swapped; per group), stride and dilation exchanging roles, cut to
+//   the kernel's size.
+// An input gradient with stride > 1 needs g spread out with zeros between
+// (interior padding: the pad op, not built yet) and raises until then.
+Tensor conv2d_input_gradient(const Tensor& g, const Tensor& x, const Tensor& w, const std::vector<int64_t>& a) {
+  const int64_t groups = a[6];
+  BRAZE_CHECK(a[0] == 1 && a[1] == 1, "gradient of conv2d: not supported yet: the input's gradient with stride ",
+              a[0], "x", a[1], " needs the pad op (issue 23)");
+  const Shape& ws = w.shape();  // [O, C / groups, kh, kw]
+  std::array<int64_t, 2> pad{};
+  for (int i = 0; i < 2; ++i) {
+    pad[i] = a[4 + i] * (ws[2 + i] - 1) - a[2 + i];
+    BRAZE_CHECK(pad[i] >= 0, "gradient of conv2d: not supported yet: padding ", a[2 + i],
+                " wider than the dilated kernel less one");
+  }
+  Index all = Slice{}, reversed = Slice{std::nullopt, std::nullopt, -1};
+  Index flip_items[] = {all, all, reversed, reversed};
+  Tensor flipped = index(w, flip_items);
+  // [O, C/g, kh, kw] -> per group [C/g, O/g]: [g, O/g, C/g, ...] -> [g, C/g, O/g, ...] -> [C, O/g, ...].
+  Tensor swapped = reshape(
+      permute(reshape(flipped, {groups, ws[0] / groups, ws[1], ws[2], ws[3]}), {0, 2, 1, 3, 4}),
+      {groups * ws[1], ws[0] / groups, ws[2], ws[3]});
+  Tensor dx = conv2d(g, swapped, std::nullopt, Conv2dOptions{{1, 1}, pad, {a[4], a[5]}, groups});
+  BRAZE_ASSERT(dx.shape() == x.shape(), "conv2d input gradient of shape ", to_string(dx.shape()));
+  return dx;
+}
+
+Tensor conv2d_weight_gradient(const Tensor& g, const Tensor& x, const Tensor& w, const std::vector<int64_t>& a) {
+  const int64_t groups = a[6];
+  const Shape& xs = x.shape();  // [N, C, H, W]
+  // x as [C/g, g * N, H, W]: a batch of the channels within a group, whose
+  // channels are (group, sample), so group k of the convolution pairs the
+  // samples of x's group k with the output channels of g's group k.
+  Tensor xt = reshape(permute(reshape(x, {xs[0], groups, xs[1] / groups, xs[2], xs[3]}), {2, 1, 0, 3, 4}),
+                      {xs[1] / groups, groups * xs[0], xs[2], xs[3]});
+  Tensor gt = permute(g, {1, 0, 2, 3});  // [O, N, Ho, Wo]
+  Tensor full = conv2d(xt, gt, std::nullopt, Conv2dOptions{{a[4], a[5]}, {a[2], a[3]}, {a[0], a[1]}, groups});
+  Index all = Slice{}, rows = Slice{0, w.shape()[2], 1}, cols = Slice{0, w.shape()[3], 1};
+  Index cut[] = {all, all, rows, cols};
+  return permute(index(full, cut), {1, 0, 2, 3});
+}
+
+// The gradient of an input of `shape` that a rule gave in the (broadcast)
+// shape of the result: summed over the axes the broadcast added or widened.
+Tensor unbroadcast(const Tensor& g, const Shape& shape) {
+  if (g.shape() == shape) return g;
+  const size_t lead = g.shape().size() - shape.size();
+  std::vector<int64_t> axes;
+  for (size_t i = 0; i < g.shape().size(); ++i)
+    if (i < lead || (shape[i - lead] == 1 && g.shape()[i] != 1)) axes.push_back(static_cast<int64_t>(i));
+  return reshape(sum(g, axes, /*keepdims=*/true), shape);
+}
+
+[[noreturn]] void no_gradient(Op op, const char* why) {
+  BRAZE_CHECK(false, "gradient of ", info(op).api, ": not supported yet: ", why);
+  std::abort();
+}
+
+#define BRAZE_RULE_ARGS                                                                                    \
+  [[maybe_unused]] const Tensor &g, [[maybe_unused]] const Tensor &y, [[maybe_unused]] const Grads &x, \
+      [[maybe_unused]] const std::vector<bool> &need, [[maybe_unused]] const TensorNode &n
+#define BRAZE_GRAD(name, ...) \
+  Grads grad_##name(BRAZE_RULE_ARGS) { __VA_ARGS__ }
+#define BRAZE_NONDIFF(name)                                                                          \
+  Grads grad_##name(BRAZE_RULE_ARGS) {                                                               \
+    BRAZE_ASSERT(false, "a gradient reached ", info(Op::name).api, ", whose result is never a float"); \
+    return {};                                                                                       \
+  }
+#define BRAZE_GRAD_MISSING(name, why) \
+  Grads grad_##name(BRAZE_RULE_ARGS) { no_gradient(Op::name, why); }
+#include "runtime/gradients.def"
+#undef BRAZE_GRAD
+#undef BRAZE_NONDIFF
+#undef BRAZE_GRAD_MISSING
+#undef BRAZE_RULE_ARGS
+
+Grads apply_rule(const TensorNode& n, const Tensor& g, const Tensor& y, const Grads& x, const std::vector<bool>& need) {
+  switch (n.op) {
+#define BRAZE_OP(name, api, arity, kind, rule, numpy, flags, builder) \
+  case Op::name: return grad_##name(g, y, x, need, n);
+#include "graph/ops.def"
+  }
+  BRAZE_ASSERT(false, "unknown op");
+  return {};
+}
+
+// The inputs of a node that requires a gradient: kept even once realized
+// (Note [Reverse mode]); read under the node lock all the same.
+std::vector<std::shared_ptr<TensorNode>> inputs_of(const TensorNode& n) {
+  NodeReadLock lock;
+  return n.inputs;
+}
+
+// The nodes between `outputs` and `wrt`, in topological order (inputs first):
+// those that require a gradient and lead to one of wrt.
+std::vector<std::shared_ptr<TensorNode>> between(std::span<const Tensor> outputs,
+                                                 const std::unordered_set<const TensorNode*>& wrt) {
+  std::unordered_map<const TensorNode*, bool> leads;  // visited: whether it leads to wrt
+  std::vector<std::shared_ptr<TensorNode>> order;
+  struct Frame {
+    std::shared_ptr<TensorNode> node;
+    std::vector<std::shared_ptr<TensorNode>> inputs;
+    size_t next = 0;
+  };
+  for (const Tensor& out : outputs) {
+    if (!out.node()->requires_grad || leads.count(out.node().get())) continue;
+    std::vector<Frame> stack;
+    stack.push_back({out.node(), inputs_of(*out.node())});
+    leads[out.node().get()] = false;
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.next < f.inputs.size()) {
+        std::shared_ptr<TensorNode> in = f.inputs[f.next++];
+        if (in->requires_grad && !leads.count(in.get())) {
+          leads[in.get()] = false;
+          std::vector<std::shared_ptr<TensorNode>> ins = inputs_of(*in);
+          stack.push_back({std::move(in), std::move(ins)});
+        }
+        continue;
+      }
+      bool lead = wrt.count(f.node.get()) > 0;
+      for (const auto& in : f.inputs) lead |= in->requires_grad && leads[in.get()];
+      leads[f.node.get()] = lead;
+      if (lead) order.push_back(f.node);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+}  // namespace
+
+bool grad_enabled() { return t_grad_enabled; }
+
+bool set_grad_enabled(bool on) {
+  bool was = t_grad_enabled;
+  t_grad_enabled = on;
+  return was;
+}
+
+bool carries_gradient(Op op, DType result, std::span<const std::shared_ptr<TensorNode>> inputs) {
+  if (!t_grad_enabled || !is_float(result) || op == Op::StopGradient) return false;
+  for (const auto& in : inputs)
+    if (in->requires_grad) return true;
+  return false;
+}
+
+Tensor requires_grad(const Tensor& x, bool on) {
+  BRAZE_CHECK(x.defined(), "requires_grad: an empty Tensor handle");
+  BRAZE_CHECK(!on || is_float(x.dtype()), "requires_grad: only float tensors have gradients, not ",
+              name(x.dtype()));
+  x.node()->requires_grad = on;
+  return x;
+}
+
+Tensor variable(const Tensor& x) {
+  BRAZE_CHECK(x.defined(), "grad: an empty Tensor handle");
+  BRAZE_CHECK(is_float(x.dtype()), "grad: only float tensors have gradients, not ", name(x.dtype()), " (shape ",
+              to_string(x.shape()), ")");
+  // A reshape to its own shape: a node of its own that fusion sees through.
+  Tensor v = record(Op::Reshape, {x}, Attr{x.shape(), {}});
+  return requires_grad(v);
+}
+
+std::vector<Tensor> vjp(std::span<const Tensor> outputs, std::span<const Tensor> cotangents,
+                        std::span<const Tensor> wrt) {
+  BRAZE_CHECK(outputs.size() == cotangents.size(), "vjp: ", outputs.size(), " outputs but ", cotangents.size(),
+              " cotangents");
+  std::unordered_set<const TensorNode*> targets;
+  for (const Tensor& w : wrt) {
+    BRAZE_CHECK(w.defined(), "vjp: an empty Tensor handle");
+    targets.insert(w.node().get());
+  }
+  std::unordered_map<const TensorNode*, Tensor> grads;
+  auto accumulate = [&](const TensorNode* n, Tensor g) {
+    auto [it, fresh] = grads.try_emplace(n, g);
+    if (!fresh) it->second = it->second + g;
+  };
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor &out = outputs[i], &c = cotangents[i];
+    BRAZE_CHECK(c.shape() == out.shape(), "vjp: cotangent ", i, " has shape ", to_string(c.shape()),
+                " but its output has shape ", to_string(out.shape()));
+    if (out.node()->requires_grad) accumulate(out.node().get(), astype(c, out.dtype()));
+  }
+  std::vector<std::shared_ptr<TensorNode>> order = between(outputs, targets);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const TensorNode& n = **it;
+    auto g = grads.find(&n);
+    if (g == grads.end()) continue;
+    std::vector<std::shared_ptr<TensorNode>> ins = inputs_of(n);
+    Grads x;
+    std::vector<bool> need;
+    for (const auto& in : ins) {
+      x.emplace_back(in);
+      need.push_back(in->requires_grad);
+    }
+    if (std::none_of(need.begin(), need.end(), [](bool b) { return b; })) continue;
+    Grads dx = apply_rule(n, g->second, Tensor(*it), x, need);
+    for (size_t i = 0; i < dx.size(); ++i) {
+      if (!need[i] || !dx[i].defined()) continue;
+      Tensor gi = astype(unbroadcast(dx[i], x[i].shape()), x[i].dtype());
+      accumulate(ins[i].get(), gi);
+    }
+  }
+  std::vector<Tensor> result;
+  for (const Tensor& w : wrt) {
+    auto g = grads.find(w.node().get());
+    result.push_back(g != grads.end() ? g->second : zeros_like(w));
+  }
+  return result;
+}
+
+void backward(const Tensor& output, const std::optional<Tensor>& cotangent, bool create_graph) {
+  BRAZE_CHECK(output.defined(), "backward: an empty Tensor handle");
+  BRAZE_CHECK(output.node()->requires_grad, "backward: the tensor (shape ", to_string(output.shape()),
+              ") does not require a gradient: nothing it was computed from is a variable (requires_grad_())");
+  BRAZE_CHECK(cotangent || output.numel() == 1, "backward: the output has shape ", to_string(output.shape()),
+              "; give the gradient of a tensor of more than one element");
+  // The variables under the output: nodes that require a gradient and
+  // whose inputs do not (where gradients start).
+  std::vector<Tensor> variables;
+  {
+    std::unordered_set<const TensorNode*> seen;
+    std::vector<std::shared_ptr<TensorNode>> todo{output.node()};
+    while (!todo.empty()) {
+      std::shared_ptr<TensorNode> n = todo.back();
+      todo.pop_back();
+      if (!seen.insert(n.get()).second) continue;
+      bool start = true;
+      for (const auto& in : inputs_of(*n))
+        if (in->requires_grad) {
+          start = false;
+          todo.push_back(in);
+        }
+      if (start) variables.emplace_back(n);
+    }
+  }
+  GradModeScope mode(create_graph);
+  Tensor c = cotangent ? *cotangent : ones_like(output);
+  std::vector<Tensor> gs = vjp(std::span<const Tensor>(&output, 1), std::span<const Tensor>(&c, 1), variables);
+  for (size_t i = 0; i < variables.size(); ++i) {
+    Tensor before = grad(variables[i]);
+    set_grad(variables[i], before.defined() ? before + gs[i] : gs[i]);
+  }
+}
+
+Tensor grad(const Tensor& x) {
+  NodeReadLock lock;
+  return x.node()->grad ? Tensor(x.node()->grad) : Tensor();
+}
+
+void set_grad(const Tensor& x, const Tensor& g) {
+  BRAZE_CHECK(!g.defined() || (g.shape() == x.shape() && g.dtype() == x.dtype()), "grad: a gradient of ",
+              name(g.dtype()), to_string(g.shape()), " for a tensor of ", name(x.dtype()), to_string(x.shape()));
+  std::unique_lock lock(tensor_nodes_mutex());
+  x.node()->grad = g.defined() ? g.node() : nullptr;
+}
+
+}  // namespace braze

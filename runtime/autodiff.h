@@ -1,0 +1,89 @@
+// Reverse-mode automatic differentiation over lazy tensors.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "runtime/ops.h"
+#include "runtime/tensor.h"
+
+namespace braze {
+
+// Note [Reverse mode]
+// A gradient is recorded as more lazy tensors, not computed: vjp() walks
+// the DAG under the outputs backwards, from the last op to the first, and
+// at each op records its rule (one per row of graph/ops.def, in
+// runtime/gradients.def) on the cotangent that reached it. So the loss,
+// the gradients and whatever user code builds from them (an optimizer's
+// update) are realized together: one graph, in which the backward shares
+// the forward's nodes, one fusion pass, one memory plan, one cached
+// program replayed every step.
+//
+// Which nodes take part: a node `requires_grad` when it was made from an
+// input that does, while recording with gradients is on (grad_enabled()),
+// and its result is a float (integers and booleans have no gradient). The
+// walk follows only such nodes. A node that requires a gradient keeps its
+// inputs when realized (realize.cpp), so printing a loss or the lazy depth
+// limit (Note [Lazy depth limit]) cutting a long forward does not cut the
+// backward's path; all other nodes drop theirs as before, so code that
+// never asks for a gradient holds nothing more.
+//
+// Where gradients start: a variable, a node marked by requires_grad()
+// (PyTorch's requires_grad_()) or made by variable() (bz.grad's fresh
+// copy of an argument: a node of its own, so a use of the same value that
+// the function closed over is a constant, as in JAX, while a gradient
+// still flows through it to an outer bz.grad). stop_gradient() is an op
+// (graph/ops.def) whose value is its input and whose gradient is zero;
+// fusion drops it.
+//
+// Broadcasting is undone once, after every rule: the gradient of an input
+// that was broadcast is summed back to the input's shape (unbroadcast), so
+// the rules themselves never mention shapes. Gradients take each input's
+// dtype. An input that a rule gives no gradient (the condition of where,
+// the exponent when it is a constant) gets none recorded.
+
+// Whether ops recorded now on this thread carry gradients (bz.no_grad()
+// turns it off; default on).
+bool grad_enabled();
+// Sets it for this thread; returns what it was.
+bool set_grad_enabled(bool on);
+class GradModeScope {
+ public:
+  explicit GradModeScope(bool on) : was_(set_grad_enabled(on)) {}
+  ~GradModeScope() { set_grad_enabled(was_); }
+  GradModeScope(const GradModeScope&) = delete;
+  GradModeScope& operator=(const GradModeScope&) = delete;
+
+ private:
+  bool was_;
+};
+
+// Whether a node of `op` with this result dtype, made now from `inputs`,
+// requires a gradient (record() asks).
+bool carries_gradient(Op op, DType result, std::span<const std::shared_ptr<TensorNode>> inputs);
+
+// Marks x (its node) a variable; x must be a float tensor. Returns x.
+Tensor requires_grad(const Tensor& x, bool on = true);
+// A new node with x's value that requires a gradient (Note [Reverse mode]).
+Tensor variable(const Tensor& x);
+// x's value, with no gradient flowing back through it.
+inline Tensor detach(const Tensor& x) { return stop_gradient(x); }
+
+// The vector-Jacobian product: the gradient of sum_i <cotangents[i],
+// outputs[i]> with respect to each of `wrt`, as lazy tensors (zeros where
+// no path leads). Recorded with gradients on if grad_enabled(), so the
+// result can be differentiated again.
+std::vector<Tensor> vjp(std::span<const Tensor> outputs, std::span<const Tensor> cotangents,
+                        std::span<const Tensor> wrt);
+
+// PyTorch's loss.backward(): adds the gradient of `output` (a one-element
+// tensor, or `cotangent` given) to the .grad of every variable under it.
+// The gradients are recorded without gradients of their own unless
+// create_graph.
+void backward(const Tensor& output, const std::optional<Tensor>& cotangent = std::nullopt, bool create_graph = false);
+// What backward() accumulated for x (an undefined Tensor if nothing), and setting it (clear: undefined).
+Tensor grad(const Tensor& x);
+void set_grad(const Tensor& x, const Tensor& g);
+
+}  // namespace braze
