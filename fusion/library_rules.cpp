@@ -1,6 +1,9 @@
 // Note [Library capabilities] (library_rules.h).
 #include "fusion/library_rules.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "fusion/blas_layout.h"
 #include "fusion/passes.h"
 
@@ -17,18 +20,66 @@ bool blas_call(const Node& library) {
   return library.op == Op::MatMul && cpu_blas_matmul(library.dtype, library.shape());
 }
 
-std::string cpu_refuse(const Graph& g, NodeId library, std::span<const PostOp>, const PostOp&) {
-  return blas_call(g[library]) ? "a float64 matmul or float32 matrix-vector product is a BLAS call, which "
-                                 "applies no post-ops"
-                               : "";
+// Which axes of `out` a post-op's operand varies along (right-aligned, as
+// it broadcasts; a broadcast axis of the operand's view varies not).
+std::vector<bool> varies(const View& operand, const Shape& out) {
+  std::vector<bool> v(out.size(), false);
+  const size_t lead = out.size() - operand.shape.size();
+  for (size_t d = lead; d < out.size(); ++d)
+    v[d] = operand.shape[d - lead] > 1 && operand.strides[d - lead] != 0;
+  return v;
 }
 
-bool cpu_reads(const Graph& g, const Node& library, size_t operand) {
-  if (!blas_call(library)) return true;  // oneDNN reads any strides
-  const View& v = g[library.inputs[operand]].view;
+std::string cpu_refuse(const Graph& g, NodeId library, std::span<const PostOp>, const PostOp& next) {
+  if (blas_call(g[library]))
+    return "a float64 matmul or float32 matrix-vector product is a BLAS call, which applies no post-ops";
+  if (next.kind != PostOp::Kind::Binary) return "";
+  // oneDNN's fast kernels take an operand that is one value, one per output
+  // channel (a matmul's last axis, a convolution's second) or one per
+  // output element; broadcast any other way (one per row, a [T, T] mask
+  // over a batch) it ran the whole call on its reference implementation:
+  // [256, 512] @ [512, 256] * [256, 1] took 240 ms, 0.36 ms as a call and a
+  // kernel.
+  const Shape& out = g[library].shape();
+  const size_t channel = g[library].op == Op::Conv2d ? 1 : out.size() - 1;
+  const std::vector<bool> v = varies(g[next.addend].view, out);
+  bool none = true, channels = true, all = true;
+  for (size_t d = 0; d < out.size(); ++d) {
+    none = none && !v[d];
+    channels = channels && v[d] == (d == channel);
+    all = all && (v[d] || out[d] == 1);
+  }
+  return none || channels || all ? "" : "oneDNN applies an operand broadcast this way only on its slow path";
+}
+
+// Whether `v` is dense row-major (the strides of size-1 axes do not matter).
+bool dense(const View& v) {
+  const Strides want = contiguous_strides(v.shape);
+  for (size_t d = 0; d < v.shape.size(); ++d)
+    if (v.shape[d] > 1 && v.strides[d] != want[d]) return false;
+  return true;
+}
+
+// Whether the matrices of `v` (its last two axes) have a unit stride along
+// one axis (fusion/blas_layout.h); batch axes may have any strides.
+bool plain_matrices(const View& v) {
   const size_t r = v.shape.size();
-  return numel(v.shape) == 0 ||
-         transposed_view(v.shape[r - 2], v.shape[r - 1], v.strides[r - 2], v.strides[r - 1], true).has_value();
+  return transposed_view(v.shape[r - 2], v.shape[r - 1], v.strides[r - 2], v.strides[r - 1], true).has_value();
+}
+
+// Which layouts the CPU's libraries read at full speed. oneDNN takes any
+// non-negative strides, but on others than these it picks its reference
+// implementation, two orders of magnitude slower than a copy and the call:
+// a convolution reads dense operands (conv2d's weight gradient reads its
+// operands with the first two axes swapped: 73 ms, 0.35 ms with copies;
+// Note [Convolution gradients], runtime/autodiff.cpp), a matmul matrices
+// with a unit stride along one axis, as BLAS does.
+bool cpu_reads(const Graph& g, const Node& library, size_t operand) {
+  const View& v = g[library.inputs[operand]].view;
+  if (numel(v.shape) == 0) return true;
+  if (std::any_of(v.strides.begin(), v.strides.end(), [](int64_t s) { return s < 0; })) return false;
+  if (library.op == Op::Conv2d) return dense(v);
+  return plain_matrices(v);
 }
 
 }  // namespace

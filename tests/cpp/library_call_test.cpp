@@ -97,12 +97,18 @@ TEST(LibraryCall, RandomConvolutionsMatchTheReference) {
     o.groups = groups;
     int64_t h = (kh - 1) * o.dilation[0] + pick(1, 9), w = (kw - 1) * o.dilation[1] + pick(1, 9);
     Tensor x = random_tensor({pick(1, 2), cin, h, w}, seed * 5 + 1, 1.0f);
-    if (pick(0, 1)) x = permute(random_tensor({cin, x.shape()[0], h, w}, seed * 5 + 2, 1.0f), {1, 0, 2, 3});
+    // A batch read with its first two axes swapped is copied dense first
+    // (oneDNN's convolution is slow on other layouts: cpu_reads).
+    size_t steps = 1;
+    if (pick(0, 1)) {
+      steps += x.shape()[0] > 1 && cin > 1;
+      x = permute(random_tensor({cin, x.shape()[0], h, w}, seed * 5 + 2, 1.0f), {1, 0, 2, 3});
+    }
     Tensor wt = random_tensor({cout, cin / groups, kh, kw}, seed * 5 + 3, 1.0f);
     bool bias = pick(0, 1);
     Tensor y = conv2d(x, wt, bias ? std::optional<Tensor>(random_tensor({cout}, seed * 5 + 4, 1.0f)) : std::nullopt, o);
     if (pick(0, 1)) y = relu(y);
-    expect_matches_reference(y, 1, 2e-5 * std::sqrt(static_cast<double>(cin * kh * kw)),
+    expect_matches_reference(y, steps, 2e-5 * std::sqrt(static_cast<double>(cin * kh * kw)),
                              "seed " + std::to_string(seed));
   }
 }

@@ -57,5 +57,42 @@ TEST(LibraryRules, TheCpuRulesChangeNothing) {
   EXPECT_EQ(make_schedule(g).steps.size(), make_schedule(g, cpu_library_rules()).steps.size());
 }
 
+// What the CPU's rules copy and refuse, so oneDNN never runs its reference
+// implementation (fusion/library_rules.cpp, cpu_reads and cpu_refuse).
+TEST(LibraryRules, TheCpuRulesKeepOneDnnOnItsFastPaths) {
+  auto schedule = [](std::vector<Tensor> ts) { return make_schedule(lower(ts).graph, cpu_library_rules()); };
+  auto copied = [](const Schedule& s) {
+    size_t n = 0;
+    for (const Step& step : s.steps)
+      if (step.group.kind == FusedGroup::Kind::Library)
+        for (NodeId in : s.graph[step.group.nodes[0]].inputs) n += s.graph[s.graph.base(in)].op == Op::Copy;
+    return n;
+  };
+  Tensor x = random_tensor({4, 3, 6, 6}, 11, 1.0f), k = random_tensor({5, 3, 3, 3}, 12, 1.0f);
+  EXPECT_EQ(copied(schedule({conv2d(x, k)})), 0u);
+  EXPECT_EQ(copied(schedule({conv2d(permute(random_tensor({3, 4, 6, 6}, 13, 1.0f), {1, 0, 2, 3}), k)})), 1u);
+  Index flip[] = {Slice{}, Slice{}, Slice{std::nullopt, std::nullopt, -1}, Slice{}};
+  EXPECT_EQ(copied(schedule({conv2d(x, index(k, flip))})), 1u);  // a negative stride
+  Tensor a = random_tensor({8, 16}, 14, 1.0f), b = random_tensor({16, 4}, 15, 1.0f);
+  EXPECT_EQ(copied(schedule({matmul(a, b), matmul(matrix_transpose(b), matrix_transpose(a))})), 0u);
+  Index every_other[] = {Slice{}, Slice{0, std::nullopt, 2}};
+  EXPECT_EQ(copied(schedule({matmul(index(random_tensor({8, 32}, 16, 1.0f), every_other), b)})), 1u);
+  // Post-ops: one value, one per column and one per element join the call;
+  // one per row, or a [8, 4] operand over a batch, stay kernels of their own.
+  auto post_ops = [&](const Tensor& y) {
+    Schedule s = schedule({y});
+    for (const Step& step : s.steps)
+      if (step.group.kind == FusedGroup::Kind::Library) return step.group.post_ops.size();
+    return size_t{99};
+  };
+  Tensor ab = matmul(a, b);
+  EXPECT_EQ(post_ops(ab + random_tensor({4}, 17, 1.0f)), 1u);
+  EXPECT_EQ(post_ops(ab + random_tensor({8, 4}, 18, 1.0f)), 1u);
+  EXPECT_EQ(post_ops(ab / random_tensor({8, 1}, 19, 1.0f)), 0u);
+  Tensor batched = matmul(random_tensor({2, 8, 16}, 20, 1.0f), b);
+  EXPECT_EQ(post_ops(batched + random_tensor({8, 4}, 21, 1.0f)), 0u);
+  EXPECT_EQ(post_ops(batched + random_tensor({2, 8, 4}, 22, 1.0f)), 1u);
+}
+
 }  // namespace
 }  // namespace braze

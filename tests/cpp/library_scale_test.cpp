@@ -73,18 +73,21 @@ TEST(LibraryScale, DivSubAndMulByTensorsAreBinaryPostOps) {
   struct Case {
     std::string what;
     Tensor y;
+    int64_t launches = 1;
   } cases[] = {
       {"/ 7.5", matmul(x, w) / 7.5},
       {"- row", matmul(x, w) - row},
       {"* full", matmul(x, w) * full},
-      {"* col, + row, relu", relu(matmul(x, w) * col + row)},
+      // A value per row is a kernel after the call: oneDNN would run the
+      // whole call on its reference implementation (cpu_refuse).
+      {"* col, + row, relu", relu(matmul(x, w) * col + row), 2},
       {"scale after bias and gelu", gelu(matmul(x, w) + row) * 0.7},
   };
   for (Case& c : cases) {
     std::vector<double> want = reference_of(c.y);
     Counts at = Counts::now();
     realize({c.y});
-    EXPECT_EQ(Counts::now().launched - at.launched, 1) << c.what;
+    EXPECT_EQ(Counts::now().launched - at.launched, c.launches) << c.what;
     EXPECT_EQ(Counts::now().on_reference, at.on_reference) << c.what;
     expect_near(c.y, want, c.what);
   }
