@@ -1,5 +1,6 @@
 #include "runtime/execute.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "memplan/verify.h"
 #include "runtime/context.h"
 #include "runtime/device_program.h"
+#include "runtime/in_place.h"
 #include "runtime/slow_paths.h"
 #include "runtime/transfer.h"
 
@@ -62,7 +64,7 @@ class Executor {
                   to_string(n.shape()));
       buffers_[id] = a;
     }
-    bind_out(inputs);
+    bind_out();
     if (p_.memory.poison && p_.arena.data) poison(0, p_.plan.arena_bytes);
     if (step_ns_) step_ns_->clear();
     for (size_t k = 0; k < s_.steps.size(); ++k) {
@@ -100,7 +102,7 @@ class Executor {
 
  private:
   // Where each graph output is written when the caller gives the arrays.
-  void bind_out(std::span<const Array> inputs) {
+  void bind_out() {
     if (out_.empty()) return;
     const Graph& g = s_.graph;
     BRAZE_CHECK(out_.size() == g.outputs.size(), "realize: ", g.outputs.size(), " outputs, but ", out_.size(),
@@ -116,9 +118,16 @@ class Executor {
       out_of_[g.outputs[i]] = static_cast<int64_t>(i);
     }
     for (size_t i = 0; i < out_.size(); ++i) {
-      bool aliases = false;
-      for (const Array& in : inputs) aliases = aliases || overlap(in, out_[i]);
-      if (aliases) {
+      // Staged unless every input it shares memory with is exactly its
+      // memory and one it may overwrite (Note [In-place outputs]).
+      bool staged = false;
+      for (NodeId id : g.inputs()) {
+        const Array& in = buffers_[id];
+        if (!overlap(in, out_[i])) continue;
+        const bool exact = in.data == out_[i].data && in.bytes() == out_[i].bytes();
+        staged = staged || !exact || std::count(p_.in_place[i].begin(), p_.in_place[i].end(), id) == 0;
+      }
+      if (staged) {
         Array& st = p_.staging[i];
         if (!st.data) st = allocate_(out_[i].dtype, out_[i].shape);  // once per program
         target_.push_back(st);
@@ -423,6 +432,7 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
       if (!found.kernel) report_interpreted_kernel(step, found.why);
     }
   }
+  p.in_place = in_place_inputs(s);
   p.workspace_offset.assign(s.steps.size(), -1);
   if (memory.arena) plan_arena(s, p, allocate);
   allocate_workspaces(s, p, allocate);

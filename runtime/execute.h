@@ -85,6 +85,7 @@ struct Prepared {
   std::vector<int64_t> offset;                          // per graph node: its arena offset, or -1
   std::vector<std::vector<memplan::Placement>> dying;   // poison mode, per step: what it reads last
   std::vector<Array> staging;                           // per output: where it is written when `out` aliases an input
+  std::vector<std::vector<NodeId>> in_place;            // per output: the inputs it may overwrite (Note [In-place outputs])
   // Per step: where a library call's workspace is (Note [Step workspaces]):
   // its arena offset, or -1 and then workspace[k], allocated here once
   // (no arena, or a schedule whose workspaces size_workspaces did not fill).
@@ -119,8 +120,9 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
 // that a kernel reads as a scalar is passed by value); returns one dense
 // array per graph output, from `allocate` or, when `out` is not empty,
 // written into out[i] (its dtype and shape must match; an `out` that
-// shares memory with an input is computed into `p.staging` and copied, so
-// an in-place update reads the old values). Counts kernels_launched.
+// shares memory with an input is written over it where Note [In-place
+// outputs] allows, else computed into `p.staging` and copied, so an
+// in-place update reads the old values). Counts kernels_launched.
 // `step_ns`, when given, receives each step's wall time in nanoseconds, in
 // schedule order (what `braze run` prints).
 std::vector<Array> run_prepared(const Schedule& s, Prepared& p, std::span<const Array> inputs,

@@ -8,6 +8,7 @@
 #include "runtime/braze.h"
 #include "runtime/context.h"
 #include "runtime/execute.h"
+#include "runtime/in_place.h"
 #include "runtime/lower.h"
 #include "runtime/program.h"
 #include "tests/cpp/random_graph.h"
@@ -148,6 +149,45 @@ TEST(Program, AnInPlaceUpdateReadsTheOldValues) {
       for (size_t j = 0; j < n; ++j) transposed[i * n + j] = ws[j * n + i];
     ws = transposed;
     EXPECT_EQ(w.to_vector<float>(), ws) << "step " << step;
+  }
+}
+
+// Note [In-place outputs]: which outputs may be written over the input they alias.
+std::vector<std::vector<bool>> overwrites(std::initializer_list<Tensor> values, std::initializer_list<Tensor> inputs) {
+  std::vector<Tensor> roots(values);
+  Lowered l = lower(roots);
+  Schedule s = program_schedule(l.graph);
+  std::vector<std::vector<NodeId>> may = in_place_inputs(s);
+  std::vector<std::vector<bool>> result;
+  for (size_t i = 0; i < may.size(); ++i) {
+    result.emplace_back();
+    for (const Tensor& t : inputs) {
+      // The graph input bound to t's storage.
+      bool found = false;
+      for (NodeId id : s.graph.inputs())
+        if (l.inputs[s.graph[id].attr.ints[0]].data == t.data().data)
+          found = found || std::count(may[i].begin(), may[i].end(), id) > 0;
+      result.back().push_back(found);
+    }
+  }
+  return result;
+}
+
+TEST(Program, OutputsOverwriteWhatTheyReadAtTheirOwnIndexOnly) {
+  Tensor w = random_tensor({16, 16}, 13), g = random_tensor({16, 16}, 14), x = random_tensor({16, 4}, 15);
+  using V = std::vector<std::vector<bool>>;
+  EXPECT_EQ(overwrites({w - 0.1 * g}, {w, g}), (V{{true, true}}));  // element-wise, at the same index
+  EXPECT_EQ(overwrites({matrix_transpose(w) + g}, {w, g}), (V{{false, true}}));  // w read transposed
+  EXPECT_EQ(overwrites({w - mean(w, Axes{{1}}, true)}, {w}), (V{{false}}));     // a reduction kernel
+  // w is read again by a later step (the matmul after the kernel that makes w * 2).
+  EXPECT_EQ(overwrites({w * 2.0, matmul(w, x)}, {w})[0], (std::vector<bool>{false}));
+  // What the executor makes of it: the update reads the old values, staged or not.
+  std::vector<float> ws = w.to_vector<float>(), gs = g.to_vector<float>();
+  assign({w, g}, {w - 0.5f * g, g * 2.0f});
+  std::vector<float> got = w.to_vector<float>(), g2 = g.to_vector<float>();
+  for (size_t i = 0; i < ws.size(); ++i) {
+    EXPECT_EQ(got[i], ws[i] - 0.5f * gs[i]) << i;
+    EXPECT_EQ(g2[i], gs[i] * 2.0f) << i;
   }
 }
 
