@@ -27,6 +27,9 @@ void bind_autodiff(nb::module_& m, nb::class_<Tensor>& cls) {
   m.def("is_grad_enabled", &grad_enabled);
   m.def("_set_grad_enabled", &set_grad_enabled, "on"_a);
   m.def("_variable", &variable, "x"_a);
+  // Note [Traced functions add no depth]: around bz.grad's and bz.vjp's recording.
+  m.def("_enter_trace", &enter_trace);
+  m.def("_exit_trace", &exit_trace);
   m.def("_vjp", [](const std::vector<Tensor>& outputs, const std::vector<Tensor>& cotangents,
                    const std::vector<Tensor>& wrt) { return vjp(outputs, cotangents, wrt); },
         "outputs"_a, "cotangents"_a, "wrt"_a);

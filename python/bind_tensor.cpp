@@ -165,6 +165,8 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
       .def_prop_ro("mT", [](const Tensor& x) { return matrix_transpose(x); })
       .def("_raw_bytes", &raw_bytes)
       .def("_sole_owner", &sole_owner)  // Note [In-place updates]
+      // Which recorded value the handle names now (x += y rebinds it): bz.optim.compile_step's replay key.
+      .def("_node_id", [](const Tensor& x) { return reinterpret_cast<uintptr_t>(x.node().get()); })
       .def("_views_stored_values", &views_stored_values)
       .def("_rebind", [](Tensor& self, const Tensor& value) { self = value; })
       .def("_writable_bytes", &writable_bytes)

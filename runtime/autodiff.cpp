@@ -16,6 +16,7 @@ namespace braze {
 namespace {
 
 thread_local bool t_grad_enabled = true;
+thread_local int t_tracing = 0;  // Note [Traced functions add no depth]
 
 using Grads = std::vector<Tensor>;
 
@@ -184,6 +185,10 @@ std::vector<std::shared_ptr<TensorNode>> between(std::span<const Tensor> outputs
 
 bool grad_enabled() { return t_grad_enabled; }
 
+bool tracing() { return t_tracing > 0; }
+void enter_trace() { ++t_tracing; }
+void exit_trace() { --t_tracing; }
+
 bool set_grad_enabled(bool on) {
   bool was = t_grad_enabled;
   t_grad_enabled = on;
@@ -218,6 +223,7 @@ std::vector<Tensor> vjp(std::span<const Tensor> outputs, std::span<const Tensor>
                         std::span<const Tensor> wrt) {
   BRAZE_CHECK(outputs.size() == cotangents.size(), "vjp: ", outputs.size(), " outputs but ", cotangents.size(),
               " cotangents");
+  TraceScope traced;  // Note [Traced functions add no depth]
   std::unordered_set<const TensorNode*> targets;
   for (const Tensor& w : wrt) {
     BRAZE_CHECK(w.defined(), "vjp: an empty Tensor handle");

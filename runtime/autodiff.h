@@ -59,6 +59,27 @@ class GradModeScope {
   bool was_;
 };
 
+// Note [Traced functions add no depth]
+// The lazy depth limit (Note [Lazy depth limit]) cuts what a loop grows;
+// a function being differentiated is not such a loop, and its backward
+// doubles its depth: a two-block transformer's training step is about 500
+// ops deep. Cut, it ran as four programs with 197 values kept and
+// allocated per step instead of one. So while bz.grad, bz.vjp (or vjp and
+// backward here) record, new nodes take their inputs' depth without
+// adding one and cut nothing: the graph is bounded by the function. A
+// loop over steps still grows one level per step outside the trace (the
+// update), and is cut as before.
+bool tracing();
+void enter_trace();
+void exit_trace();
+class TraceScope {
+ public:
+  TraceScope() { enter_trace(); }
+  ~TraceScope() { exit_trace(); }
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+};
+
 // Whether a node of `op` with this result dtype, made now from `inputs`,
 // requires a gradient (record() asks).
 bool carries_gradient(Op op, DType result, std::span<const std::shared_ptr<TensorNode>> inputs);

@@ -309,7 +309,8 @@ Tensor record(Op op, std::span<const Operand> xs, Attr attr) {
   }
   if (std::optional<Tensor> known = compare_out_of_range(op, xs)) return *known;
   Device dev = device.value_or(Runtime::default_device());
-  cut_deep_inputs(xs);
+  const bool traced = tracing();  // Note [Traced functions add no depth]
+  if (!traced) cut_deep_inputs(xs);
   std::vector<std::shared_ptr<TensorNode>> inputs;
   std::vector<TypeShape> types;
   for (size_t i = 0; i < xs.size(); ++i) {
@@ -338,7 +339,8 @@ Tensor record(Op op, std::span<const Operand> xs, Attr attr) {
   for (const auto& in : inputs) depth = std::max(depth, lazy_depth(*in));
   const bool grad = carries_gradient(op, out.dtype, inputs);
   return Tensor(std::make_shared<TensorNode>(
-      TensorNode{op, out.dtype, std::move(out.shape), std::move(attr), dev, std::move(inputs), {}, depth + 1, grad}));
+      TensorNode{op, out.dtype, std::move(out.shape), std::move(attr), dev, std::move(inputs), {},
+                 traced ? depth : depth + 1, grad}));
 }
 
 Tensor astype(const Tensor& x, DType dtype) {

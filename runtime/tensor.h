@@ -57,7 +57,8 @@ struct TensorNode {
 // largest), and a wide graph is bounded by what the user holds. 256 is
 // deep enough that no model written as one expression (a transformer
 // block is about 60 deep) is cut, and shallow enough that one cycle's
-// program compiles in milliseconds.
+// program compiles in milliseconds. A function being differentiated adds
+// no depth (Note [Traced functions add no depth], runtime/autodiff.h).
 inline constexpr uint32_t kMaxLazyDepth = 256;
 uint32_t lazy_depth(const TensorNode& n);
 

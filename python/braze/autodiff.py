@@ -96,10 +96,12 @@ _tracing = threading.local()  # how many bz.grad/vjp calls are running on this t
 @contextlib.contextmanager
 def _trace():
     _tracing.depth = getattr(_tracing, "depth", 0) + 1
+    _core._enter_trace()  # Note [Traced functions add no depth] (runtime/autodiff.h)
     try:
         with _grad_mode(True):
             yield _tracing.depth == 1
     finally:
+        _core._exit_trace()
         _tracing.depth -= 1
 
 

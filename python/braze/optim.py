@@ -352,6 +352,13 @@ def _log(beta):
     return math.log(beta) if beta > 0 else -math.inf
 
 
+def _is_setting(v):
+    """A number (or a tuple of them) an optimizer's update is recorded with."""
+    if isinstance(v, tuple):
+        return all(_is_setting(x) for x in v)
+    return isinstance(v, (bool, int, float, str))
+
+
 def compile_step(loss_fn, optimizer, has_aux=False):
     """A training step as one program: ``step(*batch)`` computes
     ``loss_fn(optimizer.params, *batch)``, its gradient with respect to the
@@ -368,9 +375,18 @@ def compile_step(loss_fn, optimizer, has_aux=False):
 
     Tensor arguments still lazy are realized first (as ``bz.jit`` does), so
     the step's program does not depend on how the batch was built.
+
+    Like ``jax.jit``, the step is traced: ``loss_fn`` and the update are
+    recorded on the first call, and a later call with the same tensors (new
+    values written into them with ``bz.copyto``, as the examples do) and
+    the same other arguments evaluates that recording again without calling
+    ``loss_fn``, which saves recording the forward, the backward and the
+    update in Python every step (half of a small model's step). New tensor
+    objects, other arguments or changed optimizer settings record anew.
     """
     vg = value_and_grad(loss_fn, has_aux=has_aux)
     buffers = {}  # position among the loss and aux's leaves -> the realized tensor it is written into
+    traced = {}  # "key": what the recording depends on; "targets", "values": what to assign again; "result"
 
     def buffer(i, value):
         b = buffers.get(i)
@@ -378,10 +394,31 @@ def compile_step(loss_fn, optimizer, has_aux=False):
             b = buffers[i] = _bz().asarray(np.zeros(value.shape, value.dtype), device=value.device)
         return b
 
+    def key(batch, kwargs):
+        """What a recording depends on, or None if that cannot be told
+        (an argument that is not hashable). Tensors count by the value
+        recorded in them (x += y rebinds x), kept alive by the recording."""
+        def part(a):
+            return ("tensor", a._node_id()) if isinstance(a, Tensor) else ("value", type(a), a)
+        settings = tuple(sorted((k, v) for k, v in vars(optimizer).items()
+                                if k != "_lr_value" and _is_setting(v)))
+        k = (tuple(map(part, batch)), tuple(sorted((n, part(a)) for n, a in kwargs.items())), settings,
+             tuple(p._node_id() for p in tree_flatten(optimizer.params)[0] + tree_flatten(optimizer.state)[0]))
+        try:
+            hash(k)
+        except TypeError:
+            return None
+        return k
+
     def step(*batch, **kwargs):
         pending = [a for a in (*batch, *kwargs.values()) if isinstance(a, Tensor) and not a.is_realized]
         if pending:
             _core.realize(pending)
+        k = key(batch, kwargs)
+        if k is not None and traced.get("key") == k:
+            _assign(traced["targets"], traced["values"])
+            return traced["result"]
+        traced.clear()
         out, grads = vg(optimizer.params, *batch, **kwargs)
         loss, aux = out if has_aux else (out, None)
         targets, values = optimizer._step_values(grads)
@@ -397,8 +434,10 @@ def compile_step(loss_fn, optimizer, has_aux=False):
                 targets.append(r)
                 values.append(v)
         _assign(targets, values)
-        if has_aux:
-            return results[0], tree_unflatten(aux_structure, results[1:])
-        return results[0]
+        result = (results[0], tree_unflatten(aux_structure, results[1:])) if has_aux else results[0]
+        if k is not None:
+            # The arguments stay referenced by the recording, so their ids in the key stay theirs.
+            traced.update(key=k, targets=targets, values=values, result=result, arguments=(batch, kwargs))
+        return result
 
     return step

@@ -435,3 +435,43 @@ def test_compile_step_on_cuda(cuda_mode):
             np.testing.assert_allclose(on_cuda[k].numpy(), on_cpu[k].numpy(), rtol=1e-5, atol=1e-6)
     if not REFERENCE:
         assert compiled[1:] == [0, 0, 0], compiled
+
+
+def test_compile_step_traces_once_and_replays():
+    # Like jax.jit: loss_fn is recorded on the first call; the same tensors
+    # (new values copied in) replay the recording; new tensors, a rebound
+    # tensor or a changed setting record anew. Each replay computes what a
+    # fresh recording would.
+    x, y = least_squares(n=16, d=3)
+    calls = []
+
+    def loss_fn(p, x, y):
+        calls.append(1)
+        return mse(p, x, y)
+
+    init = {"w": np.zeros((3, 1), np.float32), "b": np.zeros(1, np.float32)}
+    traced, fresh = to_braze(init), to_braze(init)
+    opt_t, opt_f = optim.SGD(traced, lr=0.1, momentum=0.9), optim.SGD(fresh, lr=0.1, momentum=0.9)
+    step_t = optim.compile_step(loss_fn, opt_t)
+    rng = np.random.default_rng(5)
+    for i in range(4):
+        bz.copyto(x, rng.standard_normal(tuple(x.shape)).astype(np.float32))
+        loss = float(step_t(x, y))
+        want = float(optim.compile_step(mse, opt_f)(x, y))  # a new step function: recorded every time
+        assert loss == pytest.approx(want, rel=1e-6)
+        for k in init:
+            np.testing.assert_allclose(traced[k].numpy(), fresh[k].numpy(), rtol=1e-6)
+    assert len(calls) == 1
+    step_t(bz.tensor(x.numpy()), y)  # another tensor
+    assert len(calls) == 2
+    x2 = bz.tensor(x.numpy())
+    step_t(x2, y)
+    x2 += 1.0  # rebinds x2 to a new recorded value
+    step_t(x2, y)
+    assert len(calls) == 4
+    opt_t.momentum = 0.5  # recorded into the update
+    step_t(x2, y)
+    assert len(calls) == 5
+    opt_t.lr = 0.01  # a tensor the program reads: no new recording
+    step_t(x2, y)
+    assert len(calls) == 5
