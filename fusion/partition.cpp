@@ -232,6 +232,16 @@ class Partitioner {
     Shape domain = groups_[h].domain;
     std::vector<int64_t> host_axes = groups_[h].axes.empty() ? axes : groups_[h].axes;
     Shape rows = reduced(domain, host_axes);
+    // `id` must live in one of the host's spaces: a reshape of a reduction's
+    // result ([4] as [2, 2]) is neither its domain nor its rows, and the
+    // kernel could not index `id`'s other inputs there. It starts a kernel
+    // of its own, which reads the reshaped value from memory.
+    if (axes.empty() && !same_ignoring_ones(n.shape(), domain) &&
+        (host_axes.empty() || !same_ignoring_ones(n.shape(), rows))) {
+      last_refusal_ = "its shape " + to_string(n.shape()) + " is neither the kernel's domain nor its rows (" +
+                      describe(domain, host_axes) + ")";
+      return false;
+    }
 
     // Which groups merge, and in which space each element-wise group lands.
     std::map<int, Space> merge{{h, Space::Full}};
