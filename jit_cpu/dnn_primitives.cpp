@@ -41,7 +41,7 @@ using Dims = memory::dims;
 // threads realizing at once do not disturb each other.
 constexpr double kOneThreadFlops = 8e6;
 
-double flops(const Call& c) {
+[[maybe_unused]] double flops(const Call& c) {  // used where OpenMP is found
   const double out = static_cast<double>(numel(c.out));
   const Shape& b = c.b.view.shape;
   if (c.op == Op::Conv2d) return 2 * out * static_cast<double>(numel(b)) / static_cast<double>(std::max<int64_t>(b[0], 1));

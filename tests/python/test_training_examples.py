@@ -15,6 +15,9 @@ import pytest
 import braze as bz
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
+# The reference interpreter runs no programs: nothing to count there.
+REFERENCE = os.environ.get("BRAZE_BACKEND") == "reference"
+counts_programs = pytest.mark.skipif(REFERENCE, reason="BRAZE_BACKEND=reference runs no programs")
 
 
 @pytest.fixture
@@ -32,7 +35,8 @@ def test_train_mlp_reaches_its_accuracy():
     assert r.returncode == 0, r.stderr
     accuracy = float(re.search(r"test accuracy ([\d.]+)% after 10 epochs", r.stdout).group(1)) / 100
     assert accuracy >= 0.95, r.stdout
-    assert "programs compiled: 2 in epoch 1, 0 after it" in r.stdout, r.stdout
+    if not REFERENCE:
+        assert "programs compiled: 2 in epoch 1, 0 after it" in r.stdout, r.stdout
 
 
 def test_train_cnn_reaches_its_accuracy(examples_path):
@@ -68,6 +72,7 @@ def steps_stats(step, batch, count):
     return out
 
 
+@counts_programs
 def test_cnn_step_replays_one_program_allocating_nothing(examples_path):
     import train_cnn
     rng = np.random.default_rng(0)
@@ -86,6 +91,7 @@ def test_cnn_step_replays_one_program_allocating_nothing(examples_path):
         assert s["kernels_launched"] == second["kernels_launched"], s
 
 
+@counts_programs
 def test_lm_step_replays_one_program_allocating_nothing(examples_path):
     # The step is some 500 ops deep, past the lazy depth limit, which used to
     # cut it into 4 programs with ~200 allocations (Note [Traced functions add
