@@ -432,7 +432,10 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
       if (!found.kernel) report_interpreted_kernel(step, found.why);
     }
   }
-  p.in_place = in_place_inputs(s);
+  // Generated CUDA kernels declare every pointer __restrict__, which an
+  // output over its input would break (NVRTC may reload an input after a
+  // store, or read it through the non-coherent cache): CPU programs only.
+  p.in_place = p.device ? std::vector<std::vector<NodeId>>(s.graph.outputs.size()) : in_place_inputs(s);
   p.workspace_offset.assign(s.steps.size(), -1);
   if (memory.arena) plan_arena(s, p, allocate);
   allocate_workspaces(s, p, allocate);

@@ -22,7 +22,8 @@ namespace braze {
 // thread, and never again. Decided once per program, from the schedule:
 // per graph output, the graph input nodes it may overwrite. The executor
 // writes in place only where an output is exactly the memory of such an
-// input (the same address and size), and stages it otherwise.
+// input (the same address and size), and stages it otherwise. CPU programs
+// only: the generated CUDA kernels declare their pointers __restrict__.
 std::vector<std::vector<NodeId>> in_place_inputs(const Schedule& s);
 
 }  // namespace braze
