@@ -8,6 +8,13 @@ a 2048-token vocabulary and 128 tokens, random weights; its attention scores
 are float64, as NumPy makes them (`/ np.sqrt(d)` is a float64 scalar).
 jacobi: the sweep u[1:-1, 1:-1] = 0.25 * (four shifted slices) on 1024x1024
 float32, 20 sweeps per call.
+heat: explicit diffusion with insulated edges as NumPy code writes it,
+p = np.pad(u, 1, mode="edge") and a five-point stencil of p's slices, on
+1024x1024 float32, 20 steps recorded lazily per call (padding is a view:
+Note [Windows]).
+features: a feature map np.concatenate([x, x * x, np.sin(x), np.tanh(x)],
+axis=1) @ w on [4096, 64] float32 (a lazy concatenation: Note [Lazy
+concatenation]).
 
 Prints ms per call (best of BENCH_REPS rounds, in turn) and braze's speedup.
 Run: PYTHONPATH=build/python .venv/bin/python bench/numpy_programs.py
@@ -46,9 +53,33 @@ def jacobi():
     return {"numpy": lambda: sweeps(u0.copy(), 20), "braze": lambda: np.asarray(sweeps(bz.tensor(u0), 20))}
 
 
+def heat_steps(u, n):
+    for _ in range(n):
+        p = np.pad(u, 1, mode="edge")
+        u = u + 0.1 * (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4 * u)
+    return u
+
+
+def heat():
+    u0 = np.random.default_rng(2).random((1024, 1024)).astype(np.float32)
+    return {"numpy": lambda: heat_steps(u0, 20), "braze": lambda: np.asarray(heat_steps(bz.tensor(u0), 20))}
+
+
+def feature_map(x, w):
+    return np.concatenate([x, x * x, np.sin(x), np.tanh(x)], axis=1) @ w
+
+
+def features():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4096, 64)).astype(np.float32)
+    w = rng.standard_normal((256, 128)).astype(np.float32)
+    bx, bw = bz.tensor(x), bz.tensor(w)
+    return {"numpy": lambda: feature_map(x, w), "braze": lambda: np.asarray(feature_map(bx, bw))}
+
+
 def main():
     print(f"{'program':10} {'numpy ms':>10} {'braze ms':>10} {'braze is':>10}")
-    for name, make in (("picogpt", picogpt), ("jacobi", jacobi)):
+    for name, make in (("picogpt", picogpt), ("jacobi", jacobi), ("heat", heat), ("features", features)):
         t = best_in_turn(make())
         print(f"{name:10} {t['numpy'] * 1e3:10.1f} {t['braze'] * 1e3:10.1f} {t['numpy'] / t['braze']:9.2f}x")
 

@@ -213,6 +213,8 @@ EpilogueMatch match_epilogue(const Graph& g, NodeId library, const std::vector<s
                   std::string(info(n.op).name) + " operand");
     NodeId addend = n.inputs[0] == t ? n.inputs[1] : n.inputs[0];
     NodeId base = g.base(addend);
+    if (g[addend].view.windowed())
+      return stop("the operand is padded (Note [Windows]): a library reads no zeros it has not got in memory");
     if (n.dtype != lib.dtype || g[addend].dtype != lib.dtype || n.shape() != lib.shape())
       return stop("the " + std::string(info(n.op).name) + " changes the dtype or the shape of the library's result");
     if (g[base].op == Op::Const && commutes) {  // a Const is one value, whatever its shape

@@ -110,6 +110,7 @@ FoldClass fold_class(Op op, DType t) {
     case Op::Reshape:
     case Op::Permute:
     case Op::Slice:
+    case Op::Pad:
     case Op::Sum:
     case Op::Prod:
     case Op::Max:

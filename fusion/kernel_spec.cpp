@@ -16,6 +16,7 @@ const char* kind_name(KernelInput::Kind k) {
     case KernelInput::Kind::Buffer: return "buffer";
     case KernelInput::Kind::Scalar: return "scalar";
     case KernelInput::Kind::Arange: return "arange";
+    case KernelInput::Kind::Window: return "window";
   }
   return "?";
 }
@@ -37,6 +38,9 @@ std::string canonical_text(const KernelSpec& s) {
     if (in.kind != KernelInput::Kind::Scalar)
       out << " shape=" << to_string(in.view.shape) << " strides=" << to_string(in.view.strides)
           << " offset=" << in.view.offset;
+    for (size_t d = 0; d < in.view.window.size(); ++d)
+      out << (d ? "," : " window=") << in.view.window[d].lo << ":" << in.view.window[d].hi;
+    if (in.kind == KernelInput::Kind::Window) out << " bounds=" << in.bounds.lo << ":" << in.bounds.hi;
     if (in.same_buffer_as >= 0) out << " buffer=in" << in.same_buffer_as;
     out << "\n";
   }
@@ -45,6 +49,7 @@ std::string canonical_text(const KernelSpec& s) {
     out << "v" << i << " = ";
     if (op.op == Op::Input) {
       out << "load in" << op.input;
+      if (!op.args.empty()) out << " if v" << op.args[0];
     } else {
       out << info(op.op).name;
       for (int32_t a : op.args) out << " v" << a;

@@ -25,9 +25,12 @@ enum class Space : uint8_t { Full, Reduced };
 
 // What the kernel reads: a buffer through baked strides, a scalar argument
 // (its value is passed at launch, so changing it never recompiles), or an
-// arange computed from the index.
+// arange computed from the index. A buffer's view may have a window (Note
+// [Windows] in graph/shape.h); a generator sees it lowered to a masked load
+// whose mask comes from Window inputs (Note [Masked loads],
+// fusion/lower_windows.h): bools computed from the index, nothing passed.
 struct KernelInput {
-  enum class Kind : uint8_t { Buffer, Scalar, Arange };
+  enum class Kind : uint8_t { Buffer, Scalar, Arange, Window };
   Kind kind;
   DType dtype;
   Space space;
@@ -36,10 +39,15 @@ struct KernelInput {
   // in x.T + x), or -1: a launch passes both the same pointer, which a
   // generator may plan for (Note [Tile pairs] in jit_cpu/row_plan.h).
   int32_t same_buffer_as = -1;
+  // Window: true where the index its view gives (offset + strides . i, as
+  // an arange's with start 0 and step 1) lies in [bounds.lo, bounds.hi).
+  Window bounds{};
 };
 
 // One value of the body: a load of input `input`, or `op` applied to
-// earlier values `args` (indices into the body).
+// earlier values `args` (indices into the body). A load with an arg loads
+// only where that bool value is true and is zero elsewhere (Note [Masked
+// loads]).
 struct KernelOp {
   Op op;  // Op::Input for a load
   DType dtype;
@@ -79,7 +87,7 @@ KernelKey kernel_key(const KernelSpec& spec);
 
 // What a launch passes for one input: a buffer's base pointer, the value of
 // a Scalar (real[0] for float dtypes, integer[0] otherwise), or an Arange's
-// start and step (index 0 and 1). Values are never baked into the code, so
+// start and step (index 0 and 1); nothing for a Window. Values are never baked into the code, so
 // a new scalar never compiles a new kernel.
 struct KernelArg {
   const std::byte* data = nullptr;

@@ -60,6 +60,24 @@ bool dense(const View& v) {
   return true;
 }
 
+// Whether the axes of `v` longer than 1 nest: ordered by stride, each
+// steps over all the elements of the ones inside it. oneDNN describes no
+// other strided layout ("could not construct a memory descriptor"): a
+// batch of diagonals, x[i, j, j] as [3, 3, 1] with strides 9 and 4, steps
+// 9 between matrices that span 12.
+bool nested(const View& v) {
+  std::vector<std::pair<int64_t, int64_t>> axes;  // stride, extent
+  for (size_t d = 0; d < v.shape.size(); ++d)
+    if (v.shape[d] > 1 && v.strides[d] != 0) axes.emplace_back(v.strides[d], v.shape[d]);
+  std::sort(axes.begin(), axes.end());
+  int64_t inner = 1;
+  for (auto [stride, extent] : axes) {
+    if (stride < inner) return false;
+    inner = stride * extent;
+  }
+  return true;
+}
+
 // Whether the matrices of `v` (its last two axes) have a unit stride along
 // one axis (fusion/blas_layout.h); batch axes may have any strides.
 bool plain_matrices(const View& v) {
@@ -79,7 +97,7 @@ bool cpu_reads(const Graph& g, const Node& library, size_t operand) {
   if (numel(v.shape) == 0) return true;
   if (std::any_of(v.strides.begin(), v.strides.end(), [](int64_t s) { return s < 0; })) return false;
   if (library.op == Op::Conv2d) return dense(v);
-  return plain_matrices(v);
+  return plain_matrices(v) && nested(v);
 }
 
 }  // namespace
@@ -97,6 +115,7 @@ namespace {
 bool readable(const Graph& g, const LibraryRules& rules, const Node& n, size_t i) {
   const Op base = g[g.base(n.inputs[i])].op;
   if (base == Op::Const || base == Op::Arange) return false;
+  if (g[n.inputs[i]].view.windowed()) return false;  // padding is not in memory (Note [Windows])
   return !rules.reads || rules.reads(g, n, i);
 }
 

@@ -85,6 +85,7 @@ void order_loops(KernelSpec& spec, Combine combine) {
     if (in.kind == KernelInput::Kind::Scalar) continue;
     in.view.shape = permuted(in.view.shape, perm);
     in.view.strides = permuted(in.view.strides, perm);
+    if (in.view.windowed()) in.view.window = permuted(in.view.window, perm);
   }
   for (KernelOp& op : spec.body)
     if (is_reduce(op.op) && !op.attr.ints.empty()) move_axes(op.attr.ints);

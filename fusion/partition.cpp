@@ -79,13 +79,14 @@ class Partitioner {
     Readers r = readers_of(g);
     users_ = std::move(r.users);
     is_output_ = std::move(r.is_output);
+    inlined_ = find_inlined();
   }
 
   Partition run() {
     for (NodeId id = 0; id < g_.size(); ++id) {
       const Node& n = g_[id];
       FusionKind kind = info(n.op).kind;
-      if (kind == FusionKind::Leaf || is_movement(n.op)) continue;
+      if (kind == FusionKind::Leaf || is_movement(n.op) || inlined_[id]) continue;
       if (group_of_[id] >= 0) continue;  // already taken into a library call's epilogue
       if (kind == FusionKind::Opaque) place_library(id);
       else if (is_reduce(n.op) && !n.attr.ints.empty()) place_reduction(id);
@@ -105,6 +106,39 @@ class Partitioner {
     std::set<NodeId> reads;   // distinct external bases read (a bound on buffer inputs)
     int parent;
   };
+
+  // Note [Index expressions are recomputed]
+  // An element-wise node computed from constants, scalars and aranges (a
+  // window's mask, a join's test of the index, tril's) costs a few
+  // instructions wherever it is needed and reads no memory. Held by one
+  // kernel, it was written out and loaded by every other that read it; and
+  // as one interned node serves every step of a loop recorded lazily (each
+  // step's padding has the same masks), kernels came to depend on each
+  // other through it and were cut apart: a diffusion step on a padded
+  // array took 9 kernels. So no group holds such a node, and every kernel
+  // that reads it computes it (build_spec.cpp). Not an output, nor one read
+  // through a view, by a library call or by a post-op: those need it in
+  // memory.
+  std::vector<bool> find_inlined() const {
+    const std::vector<bool> post_op = epilogue_members(g_);
+    std::vector<bool> in(g_.size(), false);
+    for (NodeId id = 0; id < g_.size(); ++id) {
+      const Node& n = g_[id];
+      if (!is_elementwise(n.op) || is_output_[id]) continue;
+      bool ok = true;
+      for (NodeId i : n.inputs) {
+        const NodeId b = g_.base(i);
+        const bool scalar = g_[b].op == Op::Input && g_[b].rank() == 0;  // a parameter, passed by value
+        ok = ok && (g_[b].op == Op::Const || g_[b].op == Op::Arange || scalar || (in[b] && i == b));
+      }
+      for (NodeId r : users_[id]) {
+        ok = ok && (is_elementwise(g_[r].op) || is_reduce(g_[r].op)) && !post_op[r];
+        for (NodeId i : g_[r].inputs) ok = ok && (g_.base(i) != id || i == id);
+      }
+      in[id] = ok;
+    }
+    return in;
+  }
 
   // A producer group that `id` may join, and the space `id` would take there.
   struct Candidate {
@@ -436,6 +470,7 @@ class Partitioner {
     BRAZE_ASSERT(out.groups.size() == found.size(), "partition: the groups form a cycle");
 
     out.space = space_;
+    out.inlined = inlined_;
     for (UnfusedEdge& e : reasons_) {
       int p = group_of_[e.producer], c = group_of_[e.consumer];
       if (p >= 0 && c >= 0 && find(p) != find(c)) out.unfused.push_back(std::move(e));
@@ -452,6 +487,7 @@ class Partitioner {
   std::string last_refusal_;
   std::vector<std::vector<NodeId>> users_;  // per node: the computed nodes reading it, once each
   std::vector<bool> is_output_;
+  std::vector<bool> inlined_;  // Note [Index expressions are recomputed]
   std::set<std::pair<NodeId, NodeId>> explained_;  // edges whose reason the epilogue match gave
 };
 

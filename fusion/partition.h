@@ -46,6 +46,9 @@ struct UnfusedEdge {
 struct Partition {
   std::vector<FusedGroup> groups;  // in the order they run
   std::vector<Space> space;        // per node: its space in its group
+  // Per node: an index expression no group holds, computed by every kernel
+  // that reads it (Note [Index expressions are recomputed], partition.cpp).
+  std::vector<bool> inlined;
   std::vector<UnfusedEdge> unfused;
 };
 

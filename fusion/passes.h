@@ -18,8 +18,21 @@ namespace braze {
 // share one index space and every input is read through its own baked
 // strides, so a transposed, sliced or broadcast input costs no copy. An
 // element-wise node seen through two different views is computed twice,
-// once per view: cheaper than writing it out and reading it back. Three
-// exceptions, where the views stay where they are:
+// once per view: cheaper than writing it out and reading it back.
+// Note [Padding sinks under a mask]: a pad (Note [Windows]) sinks too, but
+// f(0) is not 0 for most f (exp(pad(x)) has ones where pad(exp(x)) has
+// zeros): where the moves pad, the element-wise result is selected back to
+// zero outside the window, by a comparison of the index (aranges, fused
+// like any other), so pad(exp(x)) is one kernel whose loads of x are
+// masked. Note [Recomputing under views is bounded]: a node read through
+// several views is computed once per view only while that is cheap (at
+// most kMaxRecomputed element-wise ops in its tree): a stencil's step,
+// u' = u + a * (u[:-2] + u[2:] - 2u), reads u through three views, so
+// twenty lazy steps pushed every view through every earlier step, 3^20
+// trees (six steps of a 2-D one made 356 kernels); past the bound the node
+// is computed once and its views read it. Four exceptions, where the views
+// stay where they are:
+//   - that one;
 //   - a broadcast of a value computed from a reduction (a row statistic
 //     such as rsqrt(var + eps)), so the statistic is computed once per row;
 //     the partition reads it back over the row;

@@ -48,7 +48,8 @@ class ReductionOrder {
       if (viewed_back_.count(i)) {
         if (back && *back != out[i].attr.ints) return std::nullopt;
         back = &out[i].attr.ints;
-      } else if (!std::all_of(out[i].view.strides.begin(), out[i].view.strides.end(), [](int64_t s) { return s == 0; })) {
+      } else if (out[i].view.windowed() ||
+                 !std::all_of(out[i].view.strides.begin(), out[i].view.strides.end(), [](int64_t s) { return s == 0; })) {
         return std::nullopt;
       }
     }

@@ -13,7 +13,7 @@ Schedule make_schedule(const Graph& g, const LibraryRules& rules) {
   Partition p = partition(s.graph, rules);
   for (FusedGroup& grp : p.groups) {
     Step step;
-    if (grp.kind == FusedGroup::Kind::Kernel) step.spec = build_spec(s.graph, grp, p.space, step.reads);
+    if (grp.kind == FusedGroup::Kind::Kernel) step.spec = build_spec(s.graph, grp, p.space, p.inlined, step.reads);
     step.group = std::move(grp);
     s.steps.push_back(std::move(step));
   }

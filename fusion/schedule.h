@@ -32,8 +32,10 @@ struct Schedule {
 };
 
 // The spec of one kernel group; `reads` receives the node behind each input.
+// The nodes `inlined` marks are computed where read (Note [Index
+// expressions are recomputed], partition.cpp).
 KernelSpec build_spec(const Graph& g, const FusedGroup& group, const std::vector<Space>& space,
-                      std::vector<NodeId>& reads);
+                      const std::vector<bool>& inlined, std::vector<NodeId>& reads);
 
 // Runs the pass pipeline, copies the library operands `rules` cannot read
 // densely, partitions (library calls taking the post-ops `rules` allow:

@@ -36,7 +36,7 @@ namespace {
 // Whether `a` and `b` read the same storage element at every index: the
 // stride of an axis of extent 1 is never used.
 bool same_elements(const View& a, const View& b) {
-  if (a.shape != b.shape || a.offset != b.offset) return false;
+  if (a.shape != b.shape || a.offset != b.offset || a.window != b.window) return false;
   for (size_t i = 0; i < a.shape.size(); ++i)
     if (a.shape[i] != 1 && a.strides[i] != b.strides[i]) return false;
   return true;

@@ -33,8 +33,10 @@ class SpecInterpreter {
   SpecInterpreter(const KernelSpec& spec, std::span<const KernelArg> args) : spec_(spec), args_(args) {}
 
   void run(std::span<std::byte* const> outputs) {
-    BRAZE_CHECK(args_.size() == spec_.inputs.size(), "kernel: expected ", spec_.inputs.size(), " inputs, got ",
-                args_.size());
+    // A lowered spec's Window inputs come last and take no argument (Note [Masked loads]).
+    size_t passed = spec_.inputs.size();
+    while (passed > 0 && spec_.inputs[passed - 1].kind == KernelInput::Kind::Window) --passed;
+    BRAZE_CHECK(args_.size() == passed, "kernel: expected ", passed, " inputs, got ", args_.size());
     values_.reserve(spec_.body.size());
     for (const KernelOp& op : spec_.body) values_.push_back(op.op == Op::Input ? load(op) : compute(op));
     for (size_t k = 0; k < spec_.outputs.size(); ++k) {
@@ -45,8 +47,27 @@ class SpecInterpreter {
 
  private:
   Array load(const KernelOp& op) {
+    if (op.args.empty()) return load_all(op);
+    // A masked load (Note [Masked loads]): the buffer's element where the
+    // mask is true, zero elsewhere, where the address may lie outside it.
     const KernelInput& in = spec_.inputs[op.input];
-    const KernelArg& arg = args_[op.input];
+    BRAZE_ASSERT(in.kind == KernelInput::Kind::Buffer, "a masked load of input ", op.input, ", not a buffer");
+    const Array& mask = values_[op.args[0]];
+    Array out = allocate_array(in.dtype, spec_.shape_of(in.space));
+    const size_t item = itemsize(in.dtype);
+    const std::byte* base = args_[op.input].data;
+    int64_t i = 0;
+    for_each_offset(in.view, [&](int64_t k) {
+      std::byte* to = out.data.get() + i * item;
+      if (load_int(DType::Bool, mask.data.get(), i++) != 0) std::memcpy(to, base + k * static_cast<int64_t>(item), item);
+      else std::memset(to, 0, item);
+    });
+    return out;
+  }
+
+  Array load_all(const KernelOp& op) {
+    const KernelInput& in = spec_.inputs[op.input];
+    const KernelArg arg = op.input < static_cast<int32_t>(args_.size()) ? args_[op.input] : KernelArg{};
     Shape shape = spec_.shape_of(in.space);
     Array out = allocate_array(in.dtype, shape);
     bool real = is_float(in.dtype);
@@ -72,6 +93,13 @@ class SpecInterpreter {
           else store_int(in.dtype, out.data.get(), i++,  // modulo 2^64, as the kernels compute
                          static_cast<int64_t>(static_cast<uint64_t>(arg.integer[0]) +
                                               static_cast<uint64_t>(k) * static_cast<uint64_t>(arg.integer[1])));
+        });
+        return out;
+      }
+      case KernelInput::Kind::Window: {
+        int64_t i = 0;
+        for_each_offset(in.view, [&](int64_t k) {
+          store_int(DType::Bool, out.data.get(), i++, k >= in.bounds.lo && k < in.bounds.hi);
         });
         return out;
       }

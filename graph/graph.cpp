@@ -31,6 +31,7 @@ size_t NodeHash::operator()(const Node& n) const {
   hash_range(h, n.view.shape);
   hash_range(h, n.view.strides);
   hash_combine(h, std::hash<int64_t>{}(n.view.offset));
+  for (const Window& w : n.view.window) hash_combine(h, std::hash<int64_t>{}(w.lo * 31 + w.hi));
   hash_range(h, n.inputs);
   hash_range(h, n.attr.ints);
   hash_reals(h, n.attr.reals);
@@ -46,6 +47,10 @@ std::optional<View> move_view(const View& in, Op op, const std::vector<int64_t>&
       size_t r = in.shape.size();
       std::span<const int64_t> s(a);
       return in.slice(s.subspan(0, r), s.subspan(r, r), s.subspan(2 * r, r));
+    }
+    case Op::Pad: {
+      std::span<const int64_t> s(a);
+      return in.pad(s.subspan(0, in.shape.size()), s.subspan(in.shape.size()));
     }
     default: break;
   }
@@ -122,6 +127,12 @@ NodeId Graph::apply(Op op, std::span<const NodeId> inputs, Attr attr) {
     // Element-wise inputs all have the result's shape: implicit broadcasting
     // becomes explicit Reshape + Expand nodes, which cost no copy.
     for (NodeId& in : n.inputs) in = broadcast_to(in, t.shape);
+  }
+  if (op == Op::Pad && nodes_[base(inputs[0])].op != Op::Input && info(nodes_[base(inputs[0])].op).kind == FusionKind::Leaf) {
+    // A constant or an arange has no memory for a masked load to read
+    // (Note [Windows]): padded, it is written out first.
+    n.inputs[0] = apply(Op::Copy, {inputs[0]});
+    return apply(op, std::span<const NodeId>(n.inputs), n.attr);
   }
   if (is_movement(op)) {
     std::optional<View> v = move_view(nodes_[inputs[0]].view, op, n.attr.ints);

@@ -184,6 +184,19 @@ Shape movement_shape(Op op, const Shape& in, const std::vector<int64_t>& a, int6
       }
       return out;
     }
+    case Op::Pad: {
+      BRAZE_CHECK(static_cast<int64_t>(a.size()) == 2 * rank, "pad: attr needs the zeros before and after each "
+                  "axis, got ", a.size(), " values for ", to_string(in));
+      Shape out(in.size());
+      for (int64_t i = 0; i < rank; ++i) {
+        BRAZE_CHECK(a[i] >= 0 && a[rank + i] >= 0, "pad: negative padding (", a[i], ", ", a[rank + i],
+                    ") for axis ", i, " of ", to_string(in));
+        BRAZE_CHECK(!__builtin_add_overflow(in[i], a[i], &out[i]) && !__builtin_add_overflow(out[i], a[rank + i], &out[i]),
+                    "pad: axis ", i, " of ", to_string(in), " padded by (", a[i], ", ", a[rank + i], ") is too big");
+      }
+      check_shape(out, item, "pad");
+      return out;
+    }
     default: break;
   }
   BRAZE_ASSERT(false, api, " is not a movement op");

@@ -23,6 +23,7 @@ using NodeId = uint32_t;
 //   Cast       ints  = {target dtype}
 //   Reshape    ints  = new shape          Expand  ints = new shape
 //   Permute    ints  = permutation        Slice   ints = starts, steps, lengths
+//   Pad        ints  = zeros before each axis, then zeros after each (Note [Windows])
 //   reductions ints  = sorted axes (the result keeps them as size 1)
 //   Conv2d     ints  = {stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups}
 struct Attr {

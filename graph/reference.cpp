@@ -1,6 +1,7 @@
 #include "graph/reference.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "graph/check.h"
@@ -29,6 +30,30 @@ void for_each_index(const Shape& shape, std::span<const StridedArray> acc, F&& f
       idx[d] = 0;
     }
   }
+}
+
+void copy_element(const Array& from, int64_t i, Array& to, int64_t j) {
+  if (is_float(from.dtype)) store_double(to.dtype, to.data.get(), j, load_double(from.dtype, from.data.get(), i));
+  else store_int(to.dtype, to.data.get(), j, load_int(from.dtype, from.data.get(), i));
+}
+
+bool in_window(const View& v, const std::vector<int64_t>& idx) {
+  for (size_t d = 0; d < v.window.size(); ++d)
+    if (idx[d] < v.window[d].lo || idx[d] >= v.window[d].hi) return false;
+  return true;
+}
+
+// A view's elements as a dense array: zero where a window leaves them out
+// (Note [Windows]); the reference reads a windowed input through this.
+Array dense(const StridedArray& a, const ArrayAllocator& allocate) {
+  Array out = allocate(a.base->dtype, a.view.shape);
+  if (out.bytes() > 0) std::memset(out.data.get(), 0, out.bytes());
+  int64_t i = 0;
+  for_each_index(a.view.shape, {&a, 1}, [&](const std::vector<int64_t>& idx, auto& off) {
+    if (in_window(a.view, idx)) copy_element(*a.base, off[0], out, i);
+    ++i;
+  });
+  return out;
 }
 
 template <class F, class T>
@@ -288,7 +313,7 @@ class Interpreter {
       } else {
         std::vector<StridedArray> in;
         for (NodeId i : n.inputs) in.push_back(accessor(i));
-        values_[id] = nodes_.compute(n, in);
+        values_[id] = evaluate_node(n, in, allocate_);
       }
     }
   }
@@ -296,11 +321,7 @@ class Interpreter {
   Array output(NodeId id) {
     const Node& n = g_[id];
     if (!is_movement(n.op)) return values_[id];
-    Array out = allocate_(n.dtype, n.shape());
-    StridedArray a = accessor(id);
-    int64_t i = 0;
-    for_each_index(n.shape(), {&a, 1}, [&](auto&, auto& off) { copy_element(*a.base, off[0], out, i++); });
-    return out;
+    return dense(accessor(id), allocate_);
   }
 
  private:
@@ -313,10 +334,6 @@ class Interpreter {
     return a;
   }
 
-  static void copy_element(const Array& from, int64_t i, Array& to, int64_t j) {
-    if (is_float(from.dtype)) store_double(to.dtype, to.data.get(), j, load_double(from.dtype, from.data.get(), i));
-    else store_int(to.dtype, to.data.get(), j, load_int(from.dtype, from.data.get(), i));
-  }
 
   const Graph& g_;
   const ArrayAllocator& allocate_;
@@ -328,7 +345,17 @@ class Interpreter {
 
 Array evaluate_node(const Node& node, std::span<const StridedArray> inputs, const ArrayAllocator& allocate) {
   NodeEvaluator e(allocate);
-  return info(node.op).kind == FusionKind::Leaf ? e.leaf(node) : e.compute(node, inputs);
+  if (info(node.op).kind == FusionKind::Leaf) return e.leaf(node);
+  // Windowed inputs read as the dense arrays they mean (Note [Windows]).
+  std::vector<Array> held;
+  held.reserve(inputs.size());
+  std::vector<StridedArray> in(inputs.begin(), inputs.end());
+  for (StridedArray& a : in)
+    if (a.view.windowed()) {
+      held.push_back(dense(a, allocate));
+      a = {&held.back(), View::contiguous(a.view.shape)};
+    }
+  return e.compute(node, in);
 }
 
 std::vector<Array> evaluate(const Graph& graph, std::span<const Array> inputs, std::span<const NodeId> outputs,

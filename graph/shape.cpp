@@ -75,7 +75,7 @@ View View::contiguous(Shape shape) {
 }
 
 bool View::is_contiguous() const {
-  if (offset != 0) return false;
+  if (offset != 0 || windowed()) return false;
   int64_t acc = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     if (shape[i] != 1 && strides[i] != acc) return false;
@@ -84,6 +84,42 @@ bool View::is_contiguous() const {
   return true;
 }
 
+namespace {
+
+// Note [Windows]: a window that covers every index is no window.
+void drop_full_window(View& v) {
+  for (size_t d = 0; d < v.window.size(); ++d)
+    if (v.window[d] != Window{0, v.shape[d]}) return;
+  v.window.clear();
+}
+
+}  // namespace
+
+namespace {
+
+// Floor division, for the window bounds of a slice with a negative step.
+int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// Note [Windows]: the indices j in [0, length) of a slice (start, step)
+// whose source index start + j * step lies in w: a range, whatever the
+// step's sign, since the source indices are monotonic in j.
+Window sliced_window(Window w, int64_t start, int64_t step, int64_t length) {
+  if (length == 0 || w.hi <= w.lo) return {0, 0};
+  int64_t first, last;  // the j range, inclusive, before clamping
+  if (step > 0) {
+    first = -floor_div(start - w.lo, step);          // ceil((lo - start) / step)
+    last = floor_div(w.hi - 1 - start, step);
+  } else {
+    first = -floor_div(w.hi - 1 - start, -step);     // ceil((start - (hi - 1)) / -step)
+    last = floor_div(start - w.lo, -step);
+  }
+  first = std::max<int64_t>(first, 0);
+  last = std::min<int64_t>(last, length - 1);
+  return last < first ? Window{0, 0} : Window{first, last + 1};
+}
+
+}  // namespace
+
 View View::permute(std::span<const int64_t> perm) const {
   BRAZE_ASSERT(perm.size() == shape.size(), "permute rank");
   View v;
@@ -91,7 +127,22 @@ View View::permute(std::span<const int64_t> perm) const {
   for (int64_t p : perm) {
     v.shape.push_back(shape[p]);
     v.strides.push_back(strides[p]);
+    if (windowed()) v.window.push_back(window[p]);
   }
+  return v;
+}
+
+View View::pad(std::span<const int64_t> lo, std::span<const int64_t> hi) const {
+  BRAZE_ASSERT(lo.size() == shape.size() && hi.size() == shape.size(), "pad rank");
+  View v = *this;
+  v.window.clear();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    Window w = window_of(d);
+    v.shape[d] = shape[d] + lo[d] + hi[d];
+    v.offset -= lo[d] * strides[d];  // index lo[d] reads what index 0 read
+    v.window.push_back({w.lo + lo[d], w.hi + lo[d]});
+  }
+  drop_full_window(v);
   return v;
 }
 
@@ -104,6 +155,15 @@ View View::expand(const Shape& to) const {
   size_t lead = to.size() - shape.size();
   for (size_t i = 0; i < shape.size(); ++i)
     v.strides[lead + i] = shape[i] == to[lead + i] ? strides[i] : 0;
+  if (windowed()) {
+    v.window.assign(to.size(), Window{});
+    for (size_t d = 0; d < to.size(); ++d) v.window[d] = {0, to[d]};
+    // A size-1 axis broadcast is all in its window or all outside it.
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (window[i].hi <= window[i].lo) v.window[lead + i] = {0, 0};
+      else if (shape[i] == to[lead + i]) v.window[lead + i] = window[i];
+    drop_full_window(v);
+  }
   return v;
 }
 
@@ -116,12 +176,15 @@ View View::slice(std::span<const int64_t> starts, std::span<const int64_t> steps
     // could overflow for a step near 2^63 (x[::2**63 - 1]).
     if (lengths[i] > 1) v.strides[i] = strides[i] * steps[i];
     v.shape[i] = lengths[i];
+    if (windowed()) v.window[i] = sliced_window(window[i], starts[i], steps[i], lengths[i]);
   }
+  if (windowed()) drop_full_window(v);
   return v;
 }
 
 std::optional<View> View::reshape(const Shape& to) const {
   BRAZE_ASSERT(braze::numel(to) == numel(), "reshape numel");
+  if (windowed() && numel() > 0) return reshape_windowed(to);
   if (numel() == 0 || is_contiguous()) {
     View v = View::contiguous(to);
     v.offset = offset;
@@ -161,6 +224,30 @@ std::optional<View> View::reshape(const Shape& to) const {
     ni = nj;
   }
   for (; ni < to.size(); ++ni) v.strides[ni] = 0;  // trailing size-1 dims
+  return v;
+}
+
+// Note [Windows]: a reshape that keeps each windowed axis as an axis of its
+// own, at the same place in row-major order (the product of the dims before
+// it unchanged), so that axis's index is the same for every element.
+std::optional<View> View::reshape_windowed(const Shape& to) const {
+  View plain = *this;
+  plain.window.clear();
+  std::optional<View> v = plain.reshape(to);
+  if (!v) return std::nullopt;
+  v->window.assign(to.size(), Window{});
+  for (size_t e = 0; e < to.size(); ++e) v->window[e] = {0, to[e]};
+  int64_t before = 1;
+  for (size_t d = 0; d < shape.size(); before *= shape[d], ++d) {
+    if (window[d] == Window{0, shape[d]}) continue;
+    if (window[d].hi <= window[d].lo) return std::nullopt;  // all zeros: a copy says so simply
+    int64_t at = 1;
+    size_t e = 0;
+    while (e < to.size() && (at < before || (at == before && to[e] != shape[d]))) at *= to[e++];
+    if (e == to.size() || at != before || to[e] != shape[d]) return std::nullopt;
+    v->window[e] = window[d];
+  }
+  drop_full_window(*v);
   return v;
 }
 

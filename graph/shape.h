@@ -45,15 +45,40 @@ int64_t normalize_axis(int64_t axis, int64_t rank, std::string_view op);
 // A node that computes has contiguous strides and offset 0. A view op
 // (reshape, permute, expand, slice) composes its input's view, so a chain of
 // views over a buffer is one affine map that a kernel bakes in: no copy.
+//
+// Note [Windows]
+// A view may also have a window: per axis, the range [lo, hi) of indices
+// that read the base; every index outside it reads zero (false, 0, +0.0).
+// That is constant padding (bz.pad, the gradient of a slice, the parts of a
+// lazy concatenation) as a view: the strides and offset still map every
+// index to an address, but one outside the window is never read, so a
+// kernel loads under a mask (Note [Masked loads], fusion/lower_windows.h)
+// and nothing is copied. Slicing, permuting and broadcasting a windowed
+// view give windowed views; a reshape only where it leaves the windowed
+// axes alone (else it is the one copying reshape). The window is empty
+// when it covers every index, so a plain view has none and compares equal
+// to one that lost its padding to a slice. A library call never reads a
+// windowed view (fusion/library_rules.cpp copies it first).
+struct Window {
+  int64_t lo = 0, hi = 0;
+  friend bool operator==(const Window&, const Window&) = default;
+};
+
 struct View {
   Shape shape;
   Strides strides;
   int64_t offset = 0;
+  std::vector<Window> window;  // empty, or one per axis (Note [Windows])
 
   static View contiguous(Shape shape);
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
   int64_t numel() const { return braze::numel(shape); }
-  bool is_contiguous() const;  // row-major dense with offset 0
+  bool is_contiguous() const;  // row-major dense with offset 0, no window
+  bool windowed() const { return !window.empty(); }
+  // Axis d's window ([0, dim) for a view without one).
+  Window window_of(size_t d) const { return window.empty() ? Window{0, shape[d]} : window[d]; }
+  // Note [Windows]: padded by lo[d] before and hi[d] after each axis d.
+  View pad(std::span<const int64_t> lo, std::span<const int64_t> hi) const;
 
   View permute(std::span<const int64_t> perm) const;
   View expand(const Shape& to) const;  // size-1 dims get stride 0
@@ -66,6 +91,9 @@ struct View {
   std::optional<View> reshape(const Shape& to) const;
 
   friend bool operator==(const View&, const View&) = default;
+
+ private:
+  std::optional<View> reshape_windowed(const Shape& to) const;
 };
 
 // Python-style slice normalisation of (start, stop, step) over a dimension of

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "fusion/loop_order.h"
+#include "fusion/lower_windows.h"
 #include "jit_cpu/kernel.h"
 #include "jit_cpu/row_kernel_gen.h"
 
@@ -52,8 +53,9 @@ class GeneratedKernel final : public CompiledKernel {
 // Note [Constants in memory] (row_kernel_gen.h): a second try when the
 // registers run out.
 template <class Vmm>
-std::unique_ptr<CompiledKernel> generate(KernelSpec spec) {
-  order_loops(spec, Combine::AnyOrder);  // Note [Loops in memory order]
+std::unique_ptr<CompiledKernel> generate(const KernelSpec& given) {
+  KernelSpec spec = lower_windows(given);  // Note [Masked loads]
+  order_loops(spec, Combine::AnyOrder);    // Note [Loops in memory order]
   try {
     return std::make_unique<GeneratedKernel<Vmm>>(spec, false);
   } catch (const detail::OutOfRegisters&) {

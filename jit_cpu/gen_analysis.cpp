@@ -167,6 +167,10 @@ void RowKernelGen<Vmm>::analyse() {
     if (op.op == Op::Input) {
       const KernelInput& in = s_.inputs[op.input];
       elem_[v] = in.kind != KernelInput::Kind::Scalar && p_.inputs[op.input].inner_stride != 0;
+      if (!op.args.empty()) {  // a masked load (Note [Masked loads on the CPU]) varies where its mask does
+        elem_[v] = elem_[v] || elem_[op.args[0]];
+        stage_[v] = stage_[op.args[0]];
+      }
     } else if (reduces(op)) {
       stage_[v] = stage_[op.args[0]] + 1;
       // A column reduction's totals are per column, unless the row is

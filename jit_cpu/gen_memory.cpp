@@ -26,6 +26,7 @@ void RowKernelGen<Vmm>::load_element(int32_t k, const Vmm& dst, bool tail) {
     vmovups(dst, ptr[rax + r8 * 4 + (tile_of_[k] * G + group_row_) * tile_width_ * 4]);
     return;
   }
+  if (in.kind == KernelInput::Kind::Window) return window_lanes(k, dst);
   input_base(k);
   if (in.kind == KernelInput::Kind::Arange) {  // start + i * step, i the element's index
     imul(r9, r8, static_cast<int>(stride));
@@ -90,6 +91,12 @@ void RowKernelGen<Vmm>::load_element(int32_t k, const Vmm& dst, bool tail) {
     at = rsp + kBounce;
     tail = false;
   }
+  load_converted(in.dtype, dst, at, tail);
+}
+
+// dst = the vector of dtype t's elements at `at`, in 32-bit lanes.
+template <class Vmm>
+void RowKernelGen<Vmm>::load_converted(DType t, const Vmm& dst, Xbyak::RegExp at, bool tail) {
   // An AVX-512 tail loads under k1, zeroing the lanes past the row; any
   // other load is whole (an AVX2 tail was bounced to the stack above).
   auto load = [&](auto&& emit) {
@@ -99,7 +106,7 @@ void RowKernelGen<Vmm>::load_element(int32_t k, const Vmm& dst, bool tail) {
     emit(dst);
   };
   const Xbyak::Address from = ptr[at];
-  switch (in.dtype) {
+  switch (t) {
     case DType::Float32:
     case DType::Int32: load([&](const Vmm& d) { vmovups(d, from); }); break;
     case DType::Int8: load([&](const Vmm& d) { vpmovsxbd(d, from); }); break;
@@ -113,8 +120,148 @@ void RowKernelGen<Vmm>::load_element(int32_t k, const Vmm& dst, bool tail) {
       load([&](const Vmm& d) { vpmovzxbd(d, from); });
       int_to_mask(dst);
       break;
-    default: throw Unsupported("loads of " + std::string(name(in.dtype)));
+    default: throw Unsupported("loads of " + std::string(name(t)));
   }
+}
+
+// Note [Masked loads on the CPU]
+// A masked load (Note [Masked loads], fusion/lower_windows.h) reads input k
+// only in the lanes its mask sets. Most vectors of a padded input lie
+// wholly inside the window or wholly outside it, so the mask's lanes are
+// tested first: all set, the ordinary load (vector, gather or tail); none,
+// zeros; some (the window's edges, two vectors a row), the set lanes are
+// copied one by one into the zeroed bounce area and loaded from there.
+// No address outside the window is read, so padding past either end of a
+// buffer never faults.
+template <class Vmm>
+void RowKernelGen<Vmm>::load_masked(int32_t k, const Vmm& dst, const Vmm& mask, bool tail) {
+  const int lanes = tail ? static_cast<int>(width_ % V) : V;
+  const uint32_t all = lanes >= 32 ? ~0u : (1u << lanes) - 1;
+  Xbyak::Label whole, none, done;
+  if constexpr (kZmm) {
+    if (wide_) vptestmq(k2, mask, mask);
+    else vptestmd(k2, mask, mask);
+    kmovw(r10d, k2);
+  } else {
+    if (wide_) vmovmskpd(r10d, mask);
+    else vmovmskps(r10d, mask);
+  }
+  and_(r10d, all);
+  cmp(r10d, all);
+  je(whole, T_NEAR);
+  test(r10d, r10d);
+  jz(none, T_NEAR);
+  bounce_masked(k, lanes);
+  if (wide_) load_wide_at(s_.inputs[k].dtype, dst, ptr[rsp + kBounce], false);
+  else load_converted(s_.inputs[k].dtype, dst, rsp + kBounce, false);
+  jmp(done, T_NEAR);
+  L(none);
+  vxorps(dst, dst, dst);
+  jmp(done, T_NEAR);
+  L(whole);
+  load_element(k, dst, tail);
+  L(done);
+}
+
+// The lanes of input k whose bits r10 sets, from element r8 on, copied to
+// the bounce area (zeroed first) as contiguous elements of its dtype.
+template <class Vmm>
+void RowKernelGen<Vmm>::bounce_masked(int32_t k, int lanes) {
+  const int size = static_cast<int>(itemsize(s_.inputs[k].dtype));
+  const int64_t step = p_.inputs[k].inner_stride * size;
+  if (!fits_int32(step * V)) throw Unsupported("strides past 32 bits");
+  vxorps(Xbyak::Ymm(0), Xbyak::Ymm(0), Xbyak::Ymm(0));
+  vmovups(ptr[rsp + kBounce], Xbyak::Ymm(0));
+  vmovups(ptr[rsp + kBounce + 32], Xbyak::Ymm(0));
+  input_base(k);
+  imul(r9, r8, static_cast<int>(step));
+  add(rax, r9);
+  for (int i = 0; i < lanes; ++i) {
+    Xbyak::Label skip;
+    bt(r10d, i);
+    jnc(skip);
+    const Xbyak::RegExp from = rax + static_cast<int>(i * step);
+    const int to = kBounce + i * size;
+    switch (size) {
+      case 1: movzx(r9d, byte[from]); mov(byte[rsp + to], r9b); break;
+      case 2: movzx(r9d, word[from]); mov(word[rsp + to], r9w); break;
+      case 4: mov(r9d, dword[from]); mov(dword[rsp + to], r9d); break;
+      default: mov(r9, qword[from]); mov(qword[rsp + to], r9); break;
+    }
+    L(skip);
+  }
+}
+
+// A row constant's masked load: the mask is the same in every lane.
+template <class Vmm>
+void RowKernelGen<Vmm>::load_constant_masked(int32_t k, const Vmm& dst, const Vmm& mask) {
+  Xbyak::Label none, done;
+  vmovd(r10d, Xbyak::Xmm(mask.getIdx()));
+  test(r10d, r10d);
+  jz(none, T_NEAR);
+  load_constant(k, dst);
+  jmp(done, T_NEAR);
+  L(none);
+  vxorps(dst, dst, dst);
+  L(done);
+}
+
+// A Window input along the row: its index, as an arange's with start 0 and
+// step 1 (32-bit lanes; 64-bit in wide kernels), compared with its bounds.
+template <class Vmm>
+void RowKernelGen<Vmm>::window_lanes(int32_t k, const Vmm& dst) {
+  const KernelInput& in = s_.inputs[k];
+  const int64_t stride = p_.inputs[k].inner_stride;
+  input_base(k);
+  imul(r9, r8, static_cast<int>(stride));
+  add(rax, r9);
+  vmovq(Xbyak::Xmm(0), rax);
+  std::array<uint32_t, 16> step{}, lo{}, hi{};
+  if (wide_) {
+    vpbroadcastq(dst, Xbyak::Xmm(0));
+    for (int i = 0; i < 8; ++i) {
+      const auto at = static_cast<uint64_t>(i * stride);
+      step[2 * i] = static_cast<uint32_t>(at), step[2 * i + 1] = static_cast<uint32_t>(at >> 32);
+      const auto l = static_cast<uint64_t>(in.bounds.lo), h = static_cast<uint64_t>(in.bounds.hi);
+      lo[2 * i] = static_cast<uint32_t>(l), lo[2 * i + 1] = static_cast<uint32_t>(l >> 32);
+      hi[2 * i] = static_cast<uint32_t>(h), hi[2 * i + 1] = static_cast<uint32_t>(h >> 32);
+    }
+    vpaddq(dst, dst, k_.lanes(step));
+  } else {
+    if (!fits_int32(in.bounds.hi) || !fits_int32(in.bounds.lo)) throw Unsupported("windows past 32 bits");
+    vpbroadcastd(dst, Xbyak::Xmm(0));
+    for (int i = 0; i < 16; ++i) {
+      step[i] = static_cast<uint32_t>(i * stride);
+      lo[i] = static_cast<uint32_t>(in.bounds.lo), hi[i] = static_cast<uint32_t>(in.bounds.hi);
+    }
+    vpaddd(dst, dst, k_.lanes(step));
+  }
+  vmovups(scratch(1), k_.lanes(lo));
+  ints_.cmp(scratch(2), dst, scratch(1), IntOps<Vmm>::Ge, width());
+  vmovups(scratch(1), k_.lanes(hi));
+  ints_.cmp(dst, dst, scratch(1), IntOps<Vmm>::Lt, width());
+  vandps(dst, dst, scratch(2));
+}
+
+// A Window input that is the same along the row: one compare of the row's
+// index, broadcast as a mask.
+template <class Vmm>
+void RowKernelGen<Vmm>::window_constant(int32_t k, const Vmm& dst) {
+  const KernelInput& in = s_.inputs[k];
+  Xbyak::Label outside;
+  input_base(k);  // rax: the index
+  xor_(r9d, r9d);
+  mov(r10, in.bounds.lo);
+  cmp(rax, r10);
+  jl(outside);
+  mov(r10, in.bounds.hi);
+  cmp(rax, r10);
+  jge(outside);
+  mov(r9, -1);
+  L(outside);
+  vmovq(Xbyak::Xmm(0), r9);
+  if (wide_) vpbroadcastq(dst, Xbyak::Xmm(0));
+  else vpbroadcastd(dst, Xbyak::Xmm(0));
 }
 
 // Note [Every other element]
@@ -194,6 +341,7 @@ template <class Vmm>
 void RowKernelGen<Vmm>::load_constant(int32_t k, const Vmm& dst) {
   const KernelInput& in = s_.inputs[k];
   Xbyak::Xmm x0(0);
+  if (in.kind == KernelInput::Kind::Window) return window_constant(k, dst);
   if (wide_) return load_constant_wide(k, dst);
   switch (in.kind) {
     case KernelInput::Kind::Scalar:  // passed as its lane (LaunchArgs)
@@ -216,6 +364,7 @@ void RowKernelGen<Vmm>::load_constant(int32_t k, const Vmm& dst) {
       vaddss(x0, x0, dword[r10 + 32 * k]);
       vbroadcastss(dst, x0);
       return;
+    case KernelInput::Kind::Window:  // above
     case KernelInput::Kind::Buffer: break;
   }
   input_base(k);

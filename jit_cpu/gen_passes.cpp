@@ -218,7 +218,8 @@ void RowKernelGen<Vmm>::pass_body(Pass& pass, bool tail) {
     int32_t v = pass.values[i];
     const KernelOp& op = s_.body[v];
     int r = alloc();
-    if (op.op == Op::Input) load_element(op.input, vr(r), tail);
+    if (op.op == Op::Input && !op.args.empty()) load_masked(op.input, vr(r), value(op.args[0]), tail);
+    else if (op.op == Op::Input) load_element(op.input, vr(r), tail);
     else compute(op, vr(r), value);
     release_all(loaded);
     reg[v] = r;

@@ -310,13 +310,14 @@ template <class Vmm>
 void RowKernelGen<Vmm>::compute_constant(int32_t v) {
   const KernelOp& op = s_.body[v];
   const int reg = alloc();
-  if (op.op == Op::Input) {
+  if (op.op == Op::Input && op.args.empty()) {
     load_constant(op.input, vr(reg));
   } else if (reduces(op)) {
     vmovups(vr(reg), unit_value_at(unit_slot_[v]));
   } else {
     std::vector<int> loaded;
-    compute(op, vr(reg), [&](int32_t a) { return constant(a, loaded); });
+    if (op.op == Op::Input) load_constant_masked(op.input, vr(reg), constant(op.args[0], loaded));
+    else compute(op, vr(reg), [&](int32_t a) { return constant(a, loaded); });
     release_all(loaded);
     for (int32_t a : op.args)
       if (const_reg_[a] >= 0 && last_constant_reader_[a] == v) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "fusion/lower_windows.h"
 #include "jit_cpu/row_kernel_gen.h"
 
 namespace braze::jit::detail {
@@ -51,11 +52,12 @@ void RowKernelGen<Vmm>::decide_tiles() {
   for (const KernelOutput& o : s_.outputs)
     if (!fits_int32(p_.row_length * G * itemsize_of(o.dtype))) return;
   std::vector<int> tile_of(s_.inputs.size(), -1);  // kept only if every input fits
+  const std::vector<bool> masked = masked_inputs(s_);  // loaded lane by lane at the window's edges, never staged
   int tiles = 0;
   for (size_t k = 0; k < s_.inputs.size(); ++k) {
     const KernelInput& in = s_.inputs[k];
     const RowPlan::Access& a = p_.inputs[k];
-    if (in.kind == KernelInput::Kind::Scalar) continue;
+    if (in.kind == KernelInput::Kind::Scalar || masked[k]) continue;
     if (!fits_int32(a.outer_strides.back() * G * itemsize_of(in.dtype))) return;
     if (in.kind == KernelInput::Kind::Buffer && !fits_int32(a.inner_stride * W * itemsize_of(in.dtype))) return;
     if (in.kind == KernelInput::Kind::Buffer && itemsize(in.dtype) == 4 && a.inner_stride != 0 &&

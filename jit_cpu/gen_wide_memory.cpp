@@ -18,13 +18,20 @@ constexpr uint64_t kByteLanes = 0x0101010101010101ull;  // pdep: bit i to byte i
 template <class Vmm>
 void RowKernelGen<Vmm>::load_wide(int32_t k, const Vmm& dst, bool tail) {
   const KernelInput& in = s_.inputs[k];
+  if (in.kind == KernelInput::Kind::Window) return window_lanes(k, dst);
   input_base(k);
   if (in.kind == KernelInput::Kind::Arange) return arange_wide(k, dst);
   if (p_.inputs[k].inner_stride != 1) return gather_wide(k, dst, tail);
   const int size = static_cast<int>(itemsize(in.dtype));
-  Xbyak::Address at = ptr[rax + r8 * size];
+  load_wide_at(in.dtype, dst, ptr[rax + r8 * size], tail);
+}
+
+// dst = the vector of dtype t's elements at `at`, widened to 64-bit lanes.
+template <class Vmm>
+void RowKernelGen<Vmm>::load_wide_at(DType t, const Vmm& dst, Xbyak::Address at, bool tail) {
+  const int size = static_cast<int>(itemsize(t));
   const Half h(dst.getIdx());
-  switch (in.dtype) {
+  switch (t) {
     case DType::Float64:
     case DType::Int64:
       if (!tail) vmovupd(dst, at);
@@ -42,7 +49,7 @@ void RowKernelGen<Vmm>::load_wide(int32_t k, const Vmm& dst, bool tail) {
         vmovups(Half(4), tail_mask(4));
         vmaskmovps(h, Half(4), at);
       }
-      if (in.dtype == DType::Float32) vcvtps2pd(dst, h);
+      if (t == DType::Float32) vcvtps2pd(dst, h);
       else vpmovsxdq(dst, h);
       return;
     case DType::Bool:
@@ -55,11 +62,11 @@ void RowKernelGen<Vmm>::load_wide(int32_t k, const Vmm& dst, bool tail) {
         at = ptr[rsp + kBounce];
         tail = false;
       }
-      widen_small(dst, at, in.dtype, tail);
+      widen_small(dst, at, t, tail);
       return;
     default: break;
   }
-  throw Unsupported("loads of " + std::string(name(in.dtype)) + " in wide kernels");
+  throw Unsupported("loads of " + std::string(name(t)) + " in wide kernels");
 }
 
 // dst = the V elements of 8 or 16 bits at `at` (t: bool, int8, uint8,

@@ -378,6 +378,13 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void int_to_mask(const Vmm& v) { ints_.nonzero(v, v, scratch(4)); }
 
   void load_element(int32_t k, const Vmm& dst, bool tail);
+  // Note [Masked loads on the CPU] (gen_memory.cpp).
+  void load_masked(int32_t k, const Vmm& dst, const Vmm& mask, bool tail);
+  void load_constant_masked(int32_t k, const Vmm& dst, const Vmm& mask);
+  void bounce_masked(int32_t k, int lanes);
+  void window_lanes(int32_t k, const Vmm& dst);
+  void window_constant(int32_t k, const Vmm& dst);
+  void load_converted(DType t, const Vmm& dst, Xbyak::RegExp at, bool tail);
   void load_every_other(const Vmm& dst);
   void bounce_in(int size);
   void bounce_strided(int size, int64_t step, int n);
@@ -393,6 +400,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   using Half = typename Ops::Half;
   void load_wide(int32_t k, const Vmm& dst, bool tail);
+  void load_wide_at(DType t, const Vmm& dst, Xbyak::Address at, bool tail);
   void gather_wide(int32_t k, const Vmm& dst, bool tail);
   void widen_small(const Vmm& dst, const Xbyak::Address& at, DType t, bool tail);
   void arange_wide(int32_t k, const Vmm& dst);

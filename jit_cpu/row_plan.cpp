@@ -1,5 +1,7 @@
 #include "jit_cpu/row_plan.h"
 
+#include "fusion/lower_windows.h"
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -67,6 +69,7 @@ int32_t straight_partner(const KernelSpec& spec, const RowPlan& plan, size_t k) 
            t.inner_stride == u.outer_strides[0] && u.inner_stride == 1 && t.offset == u.offset;
   };
   if (spec.inputs[k].kind != KernelInput::Kind::Buffer || itemsize(spec.inputs[k].dtype) != 4) return -1;
+  if (masked_inputs(spec)[k]) return -1;  // never staged in tiles (Note [Masked loads on the CPU])
   for (size_t m = 0; m < spec.inputs.size(); ++m) {
     const bool shared = spec.inputs[k].same_buffer_as == static_cast<int32_t>(m) ||
                         spec.inputs[m].same_buffer_as == static_cast<int32_t>(k);

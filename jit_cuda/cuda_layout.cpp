@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "fusion/lower_windows.h"
+
 namespace braze::cuda {
 
 namespace {
@@ -95,8 +97,13 @@ VectorPlan plan_vectors(const KernelSpec& spec, const CudaLayout& l) {
   const bool one_axis = inner == 0 && !rows;  // only then a scalar tail
   if (width < 2 || l.numel() < width || (!one_axis && l.sizes[inner] % width != 0)) return p;
   p.inputs.assign(spec.inputs.size(), Access::Gather);
+  const std::vector<bool> masked = masked_inputs(spec);  // read element by element (Note [Masked loads])
   for (size_t k = 0; k < spec.inputs.size(); ++k) {
     if (spec.inputs[k].kind != KernelInput::Kind::Buffer || !moves(spec.inputs[k].space)) continue;
+    if (masked[k]) {
+      if (rows) return VectorPlan{};
+      continue;
+    }
     const std::vector<int64_t>& s = l.strides[k];
     bool aligned = l.offsets[k] % width == 0;
     for (size_t d = 0; d < inner; ++d) aligned = aligned && s[d] % width == 0;

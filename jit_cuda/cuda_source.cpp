@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "fusion/loop_order.h"
+#include "fusion/lower_windows.h"
 #include "graph/check.h"
 #include "graph/infer.h"
 #include "jit_cuda/cuda_layout.h"
@@ -113,6 +114,7 @@ std::string Renderer::params(std::vector<std::string>& types) const {
         add(std::string(value_type) + " a" + n + "_start");
         add(std::string(value_type) + " a" + n + "_step");
         break;
+      case KernelInput::Kind::Window: break;  // computed from the index
     }
   }
   for (size_t k = 0; k < spec_.outputs.size(); ++k)
@@ -194,6 +196,9 @@ std::string Renderer::value_expr(const KernelOp& op, const std::string& r) const
     std::string k = std::to_string(op.input);
     switch (in.kind) {
       case KernelInput::Kind::Buffer:
+        if (!op.args.empty())  // a masked load (Note [Masked loads]): no address read where the mask is false
+          return "(" + value_name(op.args[0]) + " ? " + load_expr(in.dtype, "in" + k, offset(op.input)) + " : bz::cv<" +
+                 r + ">(0ll))";
         if (staged_ && tiled_[op.input]) return load_expr(in.dtype, "tile" + k + "[tx]", "r");
         if (!lane_.empty() && vec_.inputs[op.input] == Access::Vector) return load_expr(in.dtype, "r" + k + ".v", lane_);
         if (!lane_.empty() && vec_.inputs[op.input] == Access::Broadcast) return "b" + k;
@@ -204,6 +209,11 @@ std::string Renderer::value_expr(const KernelOp& op, const std::string& r) const
         if (is_float(in.dtype)) return "bz::cv<" + r + ">(a" + k + "_start + (double)" + at + " * a" + k + "_step)";
         return "bz::cv<" + r + ">((long long)((unsigned long long)a" + k + "_start + (unsigned long long)" + at +
                " * (unsigned long long)a" + k + "_step))";
+      }
+      case KernelInput::Kind::Window: {
+        std::string at = "(long long)(" + offset(op.input) + ")";
+        return "(" + at + " >= " + std::to_string(in.bounds.lo) + "ll && " + at + " < " + std::to_string(in.bounds.hi) +
+               "ll)";
       }
     }
   }
@@ -264,7 +274,7 @@ int64_t CudaLaunch::blocks(int64_t max_blocks) const {
 }
 
 CudaKernelSource render_cuda(const KernelSpec& spec) {
-  KernelSpec loops = spec;
+  KernelSpec loops = lower_windows(spec);  // Note [Masked loads]
   order_loops(loops, Combine::AnyOrder);  // Note [Loops in memory order]
   return Renderer(loops).run();
 }

@@ -2,6 +2,7 @@
 // inputs read transposed staged through shared memory.
 #include <string>
 
+#include "fusion/lower_windows.h"
 #include "jit_cuda/cuda_source_renderer.h"
 
 namespace braze::cuda {
@@ -14,9 +15,10 @@ std::vector<bool> Renderer::tiled_inputs(const KernelSpec& spec, const CudaLayou
   const size_t n = l.sizes.size();
   if (n < 2 || l.sizes[n - 2] < kTile || l.sizes[n - 1] < kTile) return {};
   std::vector<bool> tiled(spec.inputs.size(), false);
+  const std::vector<bool> masked = masked_inputs(spec);  // read element by element (Note [Masked loads])
   size_t count = 0;
   for (size_t k = 0; k < spec.inputs.size(); ++k) {
-    if (spec.inputs[k].kind != KernelInput::Kind::Buffer) continue;
+    if (spec.inputs[k].kind != KernelInput::Kind::Buffer || masked[k]) continue;
     const std::vector<int64_t>& st = l.strides[k];
     if (st[n - 2] == 1 && st[n - 1] != 1 && st[n - 1] != 0) tiled[k] = true, ++count;
   }

@@ -26,7 +26,7 @@ std::vector<NodeId> buffers_written(const Step& step) {
 
 // Element i of the view is element i of a dense buffer of the domain.
 bool reads_at_output_index(const View& v, const Shape& domain) {
-  if (v.shape != domain || v.offset != 0) return false;
+  if (v.shape != domain || v.offset != 0 || v.windowed()) return false;
   int64_t stride = 1;
   for (int64_t a = v.rank() - 1; a >= 0; --a) {
     if (v.shape[a] != 1 && v.strides[a] != stride) return false;

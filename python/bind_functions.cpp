@@ -90,6 +90,10 @@ void bind_movement(nb::module_& m) {
   m.def("_stack", [tensor_list](nb::handle xs, int64_t axis) {
     return stack(tensor_list(xs, "stack"), axis); }, "arrays"_a, "axis"_a);
   m.def("expand_dims", [](nb::handle x, int64_t axis) { return expand_dims(to_tensor(x), axis); }, "x"_a, "axis"_a);
+  // Zeros before and after each axis, as a view (Note [Windows]); bz.pad is NumPy's on top of it.
+  m.def("_pad", [](nb::handle x, std::vector<int64_t> before, std::vector<int64_t> after) {
+    return pad(to_tensor(x), std::move(before), std::move(after));
+  }, "x"_a, "before"_a, "after"_a);
   m.def("squeeze", [](nb::handle x, nb::handle axis) { return squeeze(to_tensor(x), to_axes(axis, "squeeze")); }, "x"_a,
         "axis"_a = nb::none());
   m.def("astype", [](nb::handle x, const std::string& dtype) { return astype(to_tensor(x), parse_dtype(dtype)); },

@@ -26,6 +26,41 @@ std::vector<int64_t> inverse_permutation(const std::vector<int64_t>& p) {
   return inv;
 }
 
+// A slice's gradient: g put back where the slice read, zeros elsewhere.
+// Per axis (start b, step s, length m): a negative step reads g reversed
+// from the lowest index read; a step past 1 puts s - 1 zeros between its
+// elements (spread); then padding fills the rest of the axis. All views
+// but the spread, which is one kernel.
+Tensor slice_gradient(Tensor g, const Shape& shape, const std::vector<int64_t>& a) {
+  const size_t rank = shape.size();
+  std::vector<int64_t> before(rank, 0), after(rank, 0);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t b = a[d], s = a[rank + d], m = a[2 * rank + d];
+    if (m == 0) {  // nothing read: zeros along the whole axis
+      after[d] = shape[d];
+      continue;
+    }
+    int64_t first = b;
+    if (s < 0) {
+      std::vector<Index> items(rank, Slice{});
+      items[d] = Slice{std::nullopt, std::nullopt, -1};
+      g = index(g, items);
+      first = b + (m - 1) * s;
+    }
+    g = spread(g, static_cast<int64_t>(d), s < 0 ? -s : s);
+    before[d] = first;
+    after[d] = shape[d] - first - g.shape()[d];
+  }
+  return pad(g, before, after);
+}
+
+// Pad's gradient: the slice of g its input became.
+std::vector<Index> pad_gradient_items(const Shape& shape, const std::vector<int64_t>& a) {
+  std::vector<Index> items;
+  for (size_t d = 0; d < shape.size(); ++d) items.push_back(Slice{a[d], a[d] + shape[d], 1});
+  return items;
+}
+
 // max/min: the elements equal to the result share its gradient evenly.
 Tensor extremum_gradient(const Tensor& g, const Tensor& y, const Tensor& x, const std::vector<int64_t>& axes) {
   Tensor hit = astype(equal(x, y), g.dtype());
@@ -53,19 +88,24 @@ Tensor prod_gradient(const Tensor& g, const Tensor& y, const Tensor& x, const st
 //   axis taking the place of the channels (x and g with their first two
 //   axes swapped; per group), stride and dilation exchanging roles, cut to
 //   the kernel's size.
-// An input gradient with stride > 1 needs g spread out with zeros between
-// (interior padding: the pad op, not built yet) and raises until then.
-Tensor conv2d_input_gradient(const Tensor& g, const Tensor& x, const Tensor& w, const std::vector<int64_t>& a) {
+// With stride > 1, g is first spread out with stride - 1 zeros between its
+// elements (interior padding) and padded at the end with the rows and
+// columns the forward pass's stride skipped, so the stride-1 convolution
+// gives x's shape.
+Tensor conv2d_input_gradient(Tensor g, const Tensor& x, const Tensor& w, const std::vector<int64_t>& a) {
   const int64_t groups = a[6];
-  BRAZE_CHECK(a[0] == 1 && a[1] == 1, "gradient of conv2d: not supported yet: the input's gradient with stride ",
-              a[0], "x", a[1], " needs the pad op (issue 23)");
   const Shape& ws = w.shape();  // [O, C / groups, kh, kw]
   std::array<int64_t, 2> pad{};
+  std::vector<int64_t> zeros(4, 0), tail(4, 0);
   for (int i = 0; i < 2; ++i) {
     pad[i] = a[4 + i] * (ws[2 + i] - 1) - a[2 + i];
     BRAZE_CHECK(pad[i] >= 0, "gradient of conv2d: not supported yet: padding ", a[2 + i],
                 " wider than the dilated kernel less one");
+    g = spread(g, 2 + i, a[i]);
+    // x's extent the forward windows covered is (out - 1) * stride + span; the rest had no gradient.
+    tail[2 + i] = x.shape()[2 + i] + 2 * a[2 + i] - a[4 + i] * (ws[2 + i] - 1) - g.shape()[2 + i];
   }
+  g = braze::pad(g, zeros, tail);
   Index all = Slice{}, reversed = Slice{std::nullopt, std::nullopt, -1};
   Index flip_items[] = {all, all, reversed, reversed};
   Tensor flipped = index(w, flip_items);
@@ -104,7 +144,7 @@ Tensor unbroadcast(const Tensor& g, const Shape& shape) {
   return reshape(sum(g, axes, /*keepdims=*/true), shape);
 }
 
-[[noreturn]] void no_gradient(Op op, const char* why) {
+[[noreturn, maybe_unused]] void no_gradient(Op op, const char* why) {  // for BRAZE_GRAD_MISSING rows (none today)
   BRAZE_CHECK(false, "gradient of ", info(op).api, ": not supported yet: ", why);
   std::abort();
 }

@@ -8,27 +8,57 @@
 
 namespace braze {
 
+namespace {
+
+// Note [Lazy concatenation].
+Tensor concatenate_lazily(std::span<const Tensor> xs, int64_t axis, DType dtype, const Shape& shape) {
+  const int64_t total = shape[axis];
+  const Device device = xs[0].device();
+  Shape along(shape.size(), 1);
+  along[axis] = total;
+  const DType index_type = total < (int64_t{1} << 31) ? DType::Int32 : DType::Int64;
+  const Tensor index = reshape(arange(Scalar(int64_t{0}), Scalar(total), Scalar(int64_t{1}), index_type, device), along);
+  Tensor result;
+  int64_t at = 0;
+  for (const Tensor& x : xs) {
+    const int64_t n = x.shape()[axis];
+    if (n == 0) continue;
+    std::vector<int64_t> before(shape.size(), 0), after(shape.size(), 0);
+    before[axis] = at;
+    after[axis] = total - at - n;
+    Tensor placed = pad(x.dtype() == dtype ? x : astype(x, dtype), before, after);
+    result = result.defined() ? where(less(index, Scalar(at)), result, placed) : placed;
+    at += n;
+  }
+  return result.defined() ? result : full(shape, Scalar(int64_t{0}), dtype, device);
+}
+
+}  // namespace
+
+// Note [Lazy concatenation]
+// A concatenation of a few tensors is a view of each, padded with zeros to
+// the whole result (Note [Windows], graph/shape.h), chosen by index:
+// where(i < n0, pad(x0), where(i < n0 + n1, pad(x1), ...)). It records no
+// new op and copies nothing: one kernel reads each part through its
+// window (Note [Masked loads]), fused with what computed the parts (a pad
+// sinks through element-wise work under a mask, Note [Padding sinks under
+// a mask]) and with what reads the result; a gradient flows back as
+// slices. Each element selects among every part, so past kLazyParts parts
+// (np.concatenate of a list of rows) that costs more than one copy:
+// Note [Concatenation realizes].
+constexpr size_t kLazyParts = 8;
+
 // Note [Concatenation realizes]
-// Every other op records a node; concatenate evaluates its inputs (all in
-// one program, each fused with whatever produced it), then copies each
-// into its part of a new tensor, which comes back realized. A lazy
-// concatenation would need kernels that load piecewise from several
-// buffers, in both code generators; until then this costs what NumPy's
-// costs (one copy of every element, besides computing the inputs), but it
-// is a point where recording stops: what comes after fuses with the
-// copy's result, not with the inputs. On a device, a part is copied only as
-// one contiguous block: a concatenation along an inner axis moves that
-// axis to the front, concatenates there and returns the view that moves it
-// back (later kernels read it with strides).
+// Past kLazyParts parts, concatenate evaluates its inputs (all in one
+// program, each fused with whatever produced it), then copies each into
+// its part of a new tensor, which comes back realized: recording stops
+// there. On a device, a part is copied only as one contiguous block: a
+// concatenation along an inner axis moves that axis to the front,
+// concatenates there and returns the view that moves it back (later
+// kernels read it with strides).
 Tensor concatenate(std::span<const Tensor> xs, int64_t axis) {
   BRAZE_CHECK(!xs.empty(), "concatenate: needs at least one tensor");
-  for (size_t i = 0; i < xs.size(); ++i) {
-    BRAZE_CHECK(xs[i].defined(), "concatenate: an empty Tensor handle");
-    // The result is realized, a leaf: a gradient would stop there, silently.
-    BRAZE_CHECK(!grad_enabled() || !xs[i].node()->requires_grad, "concatenate: tensor ", i,
-                " requires a gradient, which cannot flow through concatenate yet (it realizes its inputs: Note "
-                "[Concatenation realizes]); detach it, or record under bz.no_grad()");
-  }
+  for (size_t i = 0; i < xs.size(); ++i) BRAZE_CHECK(xs[i].defined(), "concatenate: an empty Tensor handle");
   const int64_t rank = xs[0].ndim();
   BRAZE_CHECK(rank > 0, "concatenate: zero-dimensional tensors cannot be concatenated");
   axis = normalize_axis(axis, rank, "concatenate");
@@ -50,6 +80,13 @@ Tensor concatenate(std::span<const Tensor> xs, int64_t axis) {
     BRAZE_CHECK(shape[axis] >= 0, "concatenate: the joined axis is too long");
   }
   check_shape(shape, static_cast<int64_t>(itemsize(dtype)), "concatenate");
+  if (xs.size() <= kLazyParts) return concatenate_lazily(xs, axis, dtype, shape);
+  for (size_t i = 0; i < xs.size(); ++i)
+    // The result is realized, a leaf: a gradient would stop there, silently.
+    BRAZE_CHECK(!grad_enabled() || !xs[i].node()->requires_grad, "concatenate: tensor ", i,
+                " requires a gradient, which cannot flow through a concatenation of more than ", kLazyParts,
+                " tensors yet (it realizes its inputs: Note [Concatenation realizes]); detach it, or record under "
+                "bz.no_grad()");
   const int64_t outer = std::accumulate(shape.begin(), shape.begin() + axis, int64_t{1}, std::multiplies<>());
   const Device device = xs[0].device();
   if (!device.is_cpu() && outer > 1 && numel(shape) > 0) {

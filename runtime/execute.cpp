@@ -181,6 +181,7 @@ class Executor {
           for (size_t j = 0; j < n.attr.reals.size(); ++j) arg.real[j] = n.attr.reals[j];
           for (size_t j = 0; j < n.attr.ints.size(); ++j) arg.integer[j] = n.attr.ints[j];
           break;
+        case KernelInput::Kind::Window: break;  // only in lowered specs, computed from the index
       }
     }
     outs_.clear();

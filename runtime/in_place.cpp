@@ -9,7 +9,7 @@ namespace {
 
 // Whether `v` reads the index it is at in a dense array of `domain`.
 bool dense_over(const View& v, const Shape& domain) {
-  if (v.shape != domain || v.offset != 0) return false;
+  if (v.shape != domain || v.offset != 0 || v.windowed()) return false;
   const Strides dense = contiguous_strides(domain);
   for (size_t d = 0; d < domain.size(); ++d)
     if (domain[d] > 1 && v.strides[d] != dense[d]) return false;

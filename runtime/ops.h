@@ -75,6 +75,12 @@ Tensor expand_dims(const Tensor& x, int64_t axis);
 inline Tensor unsqueeze(const Tensor& x, int64_t axis) { return expand_dims(x, axis); }
 Tensor squeeze(const Tensor& x, std::optional<std::vector<int64_t>> axes = std::nullopt);
 Tensor flatten(const Tensor& x);
+// Note [Windows] (graph/shape.h): zeros before[d] before and after[d]
+// after each axis d, as a view: nothing is copied.
+Tensor pad(const Tensor& x, std::vector<int64_t> before, std::vector<int64_t> after);
+// `step - 1` zeros between the elements along `axis` (interior padding):
+// the gradient of a strided slice, a transposed convolution's input.
+Tensor spread(const Tensor& x, int64_t axis, int64_t step);
 
 // Joining: NumPy's concatenate and stack, with its dtype promotion. These
 // realize their inputs and return a realized tensor (Note [Concatenation

@@ -20,6 +20,7 @@ Schedule program_schedule(const Graph& g, cuda::DeviceExecutor* device) {
       const Node& n = s.graph[step.reads[k]];
       KernelInput& in = step.spec.inputs[k];
       if (n.op != Op::Input || n.rank() != 0 || in.kind != KernelInput::Kind::Buffer) continue;
+      if (in.view.windowed()) continue;  // padded (Note [Windows]): a masked load of its one element
       in.kind = KernelInput::Kind::Scalar;
       in.view = View{};  // a scalar reads no layout
     }

@@ -47,6 +47,38 @@ Tensor permute(const Tensor& x, std::vector<int64_t> axes) {
   return movement(Op::Permute, x, std::move(axes));
 }
 
+Tensor pad(const Tensor& x, std::vector<int64_t> before, std::vector<int64_t> after) {
+  BRAZE_CHECK(static_cast<int64_t>(before.size()) == x.ndim() && static_cast<int64_t>(after.size()) == x.ndim(),
+              "pad: needs the padding before and after each axis of ", to_string(x.shape()), ", got ",
+              to_string(before), " and ", to_string(after));
+  if (std::all_of(before.begin(), before.end(), [](int64_t p) { return p == 0; }) &&
+      std::all_of(after.begin(), after.end(), [](int64_t p) { return p == 0; }))
+    return x;
+  std::vector<int64_t> ints = std::move(before);
+  ints.insert(ints.end(), after.begin(), after.end());
+  return movement(Op::Pad, x, std::move(ints));
+}
+
+Tensor spread(const Tensor& x, int64_t axis, int64_t step) {
+  axis = normalize_axis(axis, x.ndim(), "spread");
+  BRAZE_CHECK(step >= 1, "spread: step ", step, " is not positive");
+  const int64_t n = x.shape()[axis];
+  if (step == 1 || n <= 1) return x;
+  // [.., n, ..] -> [.., n, 1, ..] padded to [.., n, step, ..]: each element
+  // then step - 1 zeros; merged ([.., n * step, ..], the one copying reshape
+  // of Note [Windows]) and cut after the last element.
+  Shape split = x.shape();
+  split.insert(split.begin() + axis + 1, 1);
+  std::vector<int64_t> before(split.size(), 0), after(split.size(), 0);
+  after[axis + 1] = step - 1;
+  Tensor padded = pad(reshape(x, split), before, after);
+  Shape merged = x.shape();
+  merged[axis] = n * step;
+  std::vector<Index> items(static_cast<size_t>(x.ndim()), Slice{});
+  items[axis] = Slice{0, (n - 1) * step + 1, 1};
+  return index(reshape(padded, merged), items);
+}
+
 Tensor transpose(const Tensor& x, std::optional<std::vector<int64_t>> axes) {
   if (axes) return permute(x, *axes);
   std::vector<int64_t> rev(x.ndim());

@@ -168,6 +168,9 @@ std::map<std::string, Function> make_table() {
   t["squeeze"] = [](Args& a) { return squeeze(a.tensor("x", 0), a.ints("axis", 1)); };
   t["flatten"] = [](Args& a) { return flatten(a.tensor("x", 0)); };
   t["slice"] = slice_of;
+  t["pad"] = [](Args& a) {  // zeros before and after each axis (Note [Windows])
+    return pad(a.tensor("x", 0), a.need_ints("before", 1), a.need_ints("after", 2));
+  };
   // Reductions.
   t["sum"] = [](Args& a) { Tensor x = a.tensor("x", 0); return sum(x, axes(a), a.flag("keepdims", 2, false)); };
   t["prod"] = [](Args& a) { Tensor x = a.tensor("x", 0); return prod(x, axes(a), a.flag("keepdims", 2, false)); };

@@ -34,6 +34,11 @@ from ._join import *  # noqa: F401,F403 (the names in _join.__all__)
 from ._numpy_functions import *  # noqa: F401,F403
 from . import _numpy_functions
 from ._inverse_trig import *  # noqa: F401,F403
+from ._pad import pad  # noqa: F401 (NumPy's pad, lazily: Note [Windows])
+from ._more_numpy import *  # noqa: F401,F403
+from . import _more_numpy
+from ._einsum import *  # noqa: F401,F403
+from . import _einsum
 from . import linalg  # noqa: E402 (bz.linalg)
 from . import _inplace
 from . import _gather
@@ -45,6 +50,7 @@ from ._reductions import *  # noqa: F401,F403 (sum, mean, ...: the core's, with 
 from . import _numpy_protocols
 from . import autodiff
 from . import optim  # noqa: E402 (bz.optim)
+from . import random  # noqa: E402 (bz.random)
 from .autodiff import grad, value_and_grad, vjp, no_grad, enable_grad, is_grad_enabled  # noqa: F401
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.

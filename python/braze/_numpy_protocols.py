@@ -32,7 +32,8 @@ def _ufuncs(bz):
         if isinstance(fn, np.ufunc) and hasattr(bz, row["api"]):
             table[fn] = getattr(bz, row["api"])
     table[np.matmul] = bz.matmul
-    for name in bz._numpy_functions.UFUNCS + ["arctan", "arctan2", "arcsin", "arccos"]:  # composites of braze's ops
+    composites = bz._numpy_functions.UFUNCS + bz._more_numpy.UFUNCS + ["arctan", "arctan2", "arcsin", "arccos"]
+    for name in composites:  # composites of braze's ops
         table[getattr(np, name)] = getattr(bz, name)
     return table
 
@@ -72,7 +73,11 @@ def array_ufunc(bz, ufuncs):
                 raise _unsupported(f"numpy.{name}")
             if kwargs:
                 raise _unsupported(f"numpy.{name}", f" for the keyword(s) {', '.join(kwargs)}")
-            return write_out(fn(*args), out, f"numpy.{name}")
+            result = fn(*args)
+            if isinstance(result, tuple):  # frexp, modf, divmod: an out per output, as NumPy passes them
+                outs = (None,) * len(result) if out is None else out
+                return tuple(write_out(r, o, f"numpy.{name}") for r, o in zip(result, outs))
+            return write_out(result, out, f"numpy.{name}")
         if method == "reduce" and ufunc in _REDUCE:
             axis = kwargs.pop("axis", 0)
             keepdims = kwargs.pop("keepdims", False)
@@ -225,6 +230,7 @@ def _functions(bz):
         np.astype: lambda x, dtype, /, *, copy=True, device=None: bz.astype(x, dtype),
         np.clip: clip, np.dot: dot, np.sort: sort, np.argsort: argsort, np.cumsum: scan("cumsum"), np.cumprod: scan("cumprod"),
         np.unique: unique,
+        np.pad: bz.pad,
         np.searchsorted: lambda a, v, side="left", sorter=None: bz.searchsorted(a, v, side=side, sorter=sorter),
         # Facts about the array, not computations: answered without realizing.
         np.shape: lambda a: tuple(a.shape), np.ndim: lambda a: a.ndim, np.size: lambda a, axis=None: (
@@ -244,6 +250,10 @@ def _functions(bz):
     for name in bz._gather.__all__:
         table[getattr(np, name)] = getattr(bz, name)
     for name in bz._numpy_functions.FUNCTIONS:
+        table[getattr(np, name)] = getattr(bz, name)
+    for name in bz._einsum.FUNCTIONS:
+        table[getattr(np, name)] = getattr(bz, name)
+    for name in bz._more_numpy.FUNCTIONS:
         table[getattr(np, name)] = getattr(bz, name)
     return table
 

@@ -36,6 +36,7 @@ const std::map<Op, std::string> kHandExamples = {
     {Op::Reshape, "reshape(x, [4, 3]) * 2"},
     {Op::Permute, "exp(transpose(x))"},
     {Op::Slice, "exp(slice(x, axis=1, start=1, stop=4, step=2))"},
+    {Op::Pad, "exp(pad(x, before=[1, 0], after=[0, 2]))"},
     {Op::Sum, "sum(x, axis=1)"},
     {Op::Prod, "prod(x, axis=[0, 1])"},
     {Op::Max, "max(x, axis=0, keepdims=True)"},

@@ -187,6 +187,46 @@ TEST(Fusion, AValueReadFromMemoryIsNotAlsoFused) {
   expect_fused_equals_reference({m / (s - x)});
 }
 
+// Note [Padding sinks under a mask]: exp(0) is 1, so the padding of
+// pad(exp(x)) is selected back to zero; one kernel, x loaded under a mask.
+TEST(Fusion, APaddedElementwiseResultIsOneKernel) {
+  Tensor x = random_tensor({5, 7}, 11);
+  Tensor y = pad(exp(x) * 2.0, {1, 0}, {2, 3}) + 1.0;
+  Schedule s = schedule_of({y});
+  ASSERT_EQ(kernel_count(s), 1u) << explain(s);
+  bool masked = false;
+  for (const KernelInput& in : s.steps[0].spec.inputs) masked = masked || in.view.windowed();
+  EXPECT_TRUE(masked) << explain(s);
+  expect_fused_equals_reference({y});
+}
+
+// Note [Lazy concatenation]: the parts, the join and what reads it, one kernel.
+TEST(Fusion, ALazyConcatenationIsOneKernel) {
+  Tensor a = random_tensor({4, 6}, 12), b = random_tensor({3, 6}, 13);
+  Tensor parts[] = {a * 2.0, sqrt(abs(b)), a};
+  Tensor y = concatenate(parts, 0) - 1.0;
+  Schedule s = schedule_of({y});
+  EXPECT_EQ(kernel_count(s), 1u) << explain(s);
+  expect_fused_equals_reference({y});
+}
+
+// Note [Index expressions are recomputed]: the same mask (one interned
+// node) read by two kernels is computed by each, not written by one and
+// loaded by the other.
+TEST(Fusion, IndexExpressionsAreComputedWhereRead) {
+  Tensor x = random_tensor({6, 8}, 14);
+  Tensor i = reshape(arange(0, 6), {6, 1});
+  Tensor mask = logical_and(less(i, 3), greater(i, 0));
+  Tensor first = where(mask, x, 0.0);
+  Tensor second = where(mask, sum(x, Axes{{1}}, /*keepdims=*/true), 1.0);
+  Schedule s = schedule_of({first, second});
+  for (const Step& st : s.steps)
+    for (NodeId r : st.reads)
+      EXPECT_FALSE(is_elementwise(s.graph[r].op) && s.graph[r].dtype == DType::Bool) << "a mask read from memory\n"
+                                                                                     << explain(s);
+  expect_fused_equals_reference({first, second});
+}
+
 // Found by the fuzzer: two producer kernels, one loading the other's value
 // from memory, were merged into one kernel reading its own output.
 TEST(Fusion, KernelsThatLoadEachOthersValuesDoNotMerge) {

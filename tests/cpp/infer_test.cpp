@@ -81,6 +81,7 @@ std::optional<Call> valid_call(Op op) {
         case Op::Reshape: return Call{{{2, 3}}, Attr{{3, 2}, {}}};
         case Op::Permute: return Call{{{2, 3}}, Attr{{1, 0}, {}}};
         case Op::Slice: return Call{{{2, 3}}, Attr{{1, 2, 1, -1, 1, 3}, {}}};
+        case Op::Pad: return Call{{{2, 3}}, Attr{{1, 0, 2, 3}, {}}};
         default: break;
       }
       break;

@@ -160,10 +160,22 @@ class RandomGraph {
         for (int64_t d = 0; d < rank; ++d) perm[d] = rank - 1 - d;
         return g.apply(Op::Permute, {a}, Attr{perm, {}});
       }
-      case 5: {  // a reversed or strided slice of the last axis
+      case 5: {  // a reversed or strided slice of the last axis, or zeros padded around it
         if (rank == 0) return g.apply(Op::Neg, {a});
         std::vector<int64_t> starts(rank, 0), steps(rank, 1), lengths = g[a].shape();
         int64_t n = lengths.back();
+        if (coin(0.3)) {  // padded (Note [Windows]), then often cut back to its shape at a shift: a stencil's read
+          std::vector<int64_t> pads(2 * rank, 0);
+          pads[rank - 1] = pick(0, 3), pads[2 * rank - 1] = pick(0, 20);
+          if (coin(0.5)) pads[0] = pick(0, 2), pads[rank] = pick(0, 2);
+          NodeId p = g.apply(Op::Pad, {a}, Attr{pads, {}});
+          if (coin(0.4)) return p;
+          for (int64_t d = 0; d < rank; ++d) starts[d] = pick(0, static_cast<int>(pads[d] + pads[rank + d]));
+          std::vector<int64_t> ints = starts;
+          ints.insert(ints.end(), steps.begin(), steps.end());
+          ints.insert(ints.end(), lengths.begin(), lengths.end());
+          return g.apply(Op::Slice, {p}, Attr{ints, {}});
+        }
         if (coin(0.5)) {
           starts.back() = n - 1;
           steps.back() = -1;

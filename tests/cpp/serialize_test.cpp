@@ -78,6 +78,7 @@ EveryOp every_op_graph() {
         else if (op == Op::Reshape) made = {g.apply(op, {x}, Attr{{3, 2}, {}})};
         else if (op == Op::Permute) made = {g.apply(op, {x}, Attr{{1, 0}, {}})};
         else if (op == Op::Slice) made = {g.apply(op, {x}, Attr{{1, 2, -1, -2, 2, 2}, {}})};
+        else if (op == Op::Pad) made = {g.apply(op, {x}, Attr{{1, 0, 2, 3}, {}})};
         break;
       case FusionKind::Reduce: made = {g.apply(op, {x}, Attr{{1}, {}})}; break;
       case FusionKind::Opaque:

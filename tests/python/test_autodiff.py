@@ -288,7 +288,7 @@ COVERED_BY = {
     "input": "test_constants_have_no_gradient", "full": "test_constants_have_no_gradient",
     "arange": "test_constants_have_no_gradient", "astype": "test_cast_gradient",
     "broadcast_to": "test_movement_gradient", "reshape": "test_movement_gradient",
-    "permute": "test_movement_gradient", "slice": "test_gradient_through_a_slice_raises",
+    "permute": "test_movement_gradient", "slice": "test_slice_gradient", "pad": "test_pad_gradient",
     "sum": "test_reduction_gradient", "prod": "test_prod_gradient_with_zeros", "max": "test_max_min_ties_split",
     "min": "test_max_min_ties_split", "argmax": "test_argmax_argmin_carry_no_gradient",
     "argmin": "test_argmax_argmin_carry_no_gradient", "matmul": "test_matmul_gradient",
@@ -694,22 +694,38 @@ def test_non_scalar_output_raises():
 
 
 SLICES = {"range": lambda x: x[1:3], "int": lambda x: x[0], "step": lambda x: x[::2], "reversed": lambda x: x[::-1],
-          "2d": lambda x: bz.reshape(x, (2, 2))[:, 1]}
+          "2d": lambda x: bz.reshape(x, (2, 2))[:, 1], "step3_reversed": lambda x: x[::-3],
+          "offset_step": lambda x: x[1::2], "empty": lambda x: x[3:1], "reversed_range": lambda x: x[2:0:-1]}
 
 
 @pytest.mark.parametrize("name", sorted(SLICES))
-def test_gradient_through_a_slice_raises(name):
-    x = bz.tensor(np.array([1.0, 2.0, 3.0, 4.0]))
-    with pytest.raises(ValueError, match=r"^gradient of slice: not supported yet"):
-        bz.grad(lambda x: bz.sum(SLICES[name](x) * 2))(x)
-    v = bz.tensor(np.array([1.0, 2.0, 3.0, 4.0])).requires_grad_()
-    with pytest.raises(ValueError, match=r"^gradient of slice: not supported yet"):
-        bz.sum(SLICES[name](v)).backward()
-    assert v.grad is None
-    _braze_still_works()
-    # The slice itself as the variable is fine: the gradient stops there.
-    s = SLICES[name](bz.tensor(np.array([1.0, 2.0, 3.0, 4.0])))
-    np.testing.assert_array_equal(bz.grad(lambda t: bz.sum(t * 3))(s).numpy(), np.full(s.shape, 3.0))
+def test_slice_gradient(name):
+    # A slice's gradient is g put back where the slice read: padding (a
+    # view, Note [Windows]), spread out with zeros for a step, flipped for a
+    # negative one (runtime/autodiff.cpp, slice_gradient).
+    a = np.array([1.0, 2.0, 3.0, 4.0])
+    out_shape = SLICES[name](bz.tensor(a)).shape
+    check_gradient(weighted(SLICES[name], out_shape), [a])
+    v = bz.tensor(a).requires_grad_()
+    bz.sum(SLICES[name](v) * 2).backward()
+    want = np.zeros(4)
+    want[SLICES[name](bz.tensor(np.arange(4))).numpy()] = 2.0  # the elements read
+    np.testing.assert_array_equal(v.grad.numpy(), want)
+
+
+def test_slice_gradient_of_a_2d_view():
+    # Strided and reversed on both axes of a transposed view.
+    a = np.random.default_rng(3).standard_normal((5, 7))
+    f = lambda x: bz.transpose(x)[::-2, 1:5:3] * 3  # noqa: E731
+    check_gradient(weighted(f, f(bz.tensor(a)).shape), [a])
+
+
+def test_pad_gradient():
+    a = np.random.default_rng(4).standard_normal((3, 4))
+    f = lambda x: bz.exp(bz.pad(x, ((1, 1), (0, 2)))) + bz.pad(x, 1, mode="edge")  # noqa: E731
+    check_gradient(weighted(f, f(bz.tensor(a)).shape), [a])
+    g = lambda x: bz.pad(x, ((0, 1), (2, 0)), mode="reflect") * 2  # noqa: E731
+    check_gradient(weighted(g, g(bz.tensor(a)).shape), [a])
 
 
 # conv2d (Note [Convolution gradients], runtime/autodiff.cpp): x [N, C, H, W], w [O, C / groups, kh, kw].
@@ -743,14 +759,17 @@ def test_conv2d_gradient(name):
 
 
 def test_conv2d_gradient_limits():
-    # Strided: the weight's gradient is there, the input's needs the pad op
-    # and raises, saying so; as does a padding wider than the kernel less one.
+    # Strided: the input's gradient convolves g spread out with zeros
+    # (interior padding) and padded at its end with what the stride skipped;
+    # a padding wider than the kernel less one still raises, saying so.
     rng = np.random.default_rng(19)
     x, w = ANY(rng, (1, 1, 5, 5)), ANY(rng, (2, 1, 3, 3))
     check_gradient(weighted(lambda w: bz.conv2d(bz.tensor(x), w, stride=2), (1, 2, 2, 2)), [w])
-    with pytest.raises(ValueError, match=r"^gradient of conv2d: not supported yet: the input's gradient with "
-                                         r"stride 2x2 needs the pad op"):
-        bz.grad(lambda x: bz.sum(bz.conv2d(x, bz.tensor(w), stride=2)))(bz.tensor(x))
+    check_gradient(weighted(lambda x: bz.conv2d(x, bz.tensor(w), stride=2), (1, 2, 2, 2)), [x])
+    x6 = ANY(rng, (2, 2, 6, 7))
+    w6 = ANY(rng, (4, 1, 2, 3))
+    conv = lambda x, w: bz.conv2d(x, w, stride=(2, 3), padding=1, groups=2)  # noqa: E731
+    check_gradient(weighted(conv, conv(bz.tensor(x6), bz.tensor(w6)).shape), [x6, w6])
     with pytest.raises(ValueError, match=r"^gradient of conv2d: not supported yet: padding 3 wider"):
         bz.grad(lambda x: bz.sum(bz.conv2d(x, bz.tensor(w), padding=3)))(bz.tensor(x))
     # conv2d of constants inside a differentiated function is fine.

@@ -223,10 +223,14 @@ def test_a_ten_op_chain_is_one_kernel_per_chunk(client):
         got = y.compute()
         np.testing.assert_allclose(got.numpy(), ten_ops(x.astype(np.float64)), rtol=1e-5, atol=1e-6)
         per_worker = bzd.stats(client).values()
-        assert sum(s["kernels_launched"] for s in per_worker) == 8  # one per chunk: the chain fused
-        # One program per chunk shape, compiled once per worker, replayed after.
-        # The kernel is compiled once per worker, found in its cache after.
-        assert all(s["kernels_compiled"] <= (1 if run == 0 else 0) for s in per_worker), list(per_worker)
+        # One per chunk (the chain fused), or fewer: the final concatenation
+        # joins the chunks a worker holds lazily, into one kernel with their
+        # chains (Note [Lazy concatenation], runtime/concatenate.cpp).
+        assert 1 <= sum(s["kernels_launched"] for s in per_worker) <= 8
+        # The chunk's kernel is compiled once per worker and found in its
+        # cache after; the join of the chunks a worker holds is one more,
+        # whose parts depend on where Dask placed the chunks this time.
+        assert all(s["kernels_compiled"] <= (2 if run == 0 else 1) for s in per_worker), list(per_worker)
 
 
 # --- serialization ----------------------------------------------------------

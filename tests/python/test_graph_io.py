@@ -37,6 +37,7 @@ def graph_with_every_op():
     outs.append(bz.arange(4, dtype=bz.float32) * x)                       # Arange, broadcasting
     outs.append(bz.broadcast_to(x[1], (2, 3, 4)))                         # Slice, Reshape, Expand
     outs.append(x.T[::-1] + 1.0)                                          # Permute, negative step
+    outs.append(bz.pad(x, ((1, 0), (0, 2))) * 2.0)                         # Pad
     outs.append(bz.copy(x.T).reshape(12))                                 # Copy + reshape
     outs += [bz.sum(x, axis=0), bz.prod(x, axis=1), bz.max(x), bz.min(x, axis=-1, keepdims=True),
              bz.argmax(x, axis=0), bz.argmin(x)]
