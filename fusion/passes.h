@@ -24,7 +24,9 @@ namespace braze {
 // zeros): where the moves pad, the element-wise result is selected back to
 // zero outside the window, by a comparison of the index (aranges, fused
 // like any other), so pad(exp(x)) is one kernel whose loads of x are
-// masked. Note [Recomputing under views is bounded]: a node read through
+// masked, as long as the pad at most doubles the elements computed
+// (pads_little: a lazy concatenation's parts are computed once each).
+// Note [Recomputing under views is bounded]: a node read through
 // several views is computed once per view only while that is cheap (at
 // most kMaxRecomputed element-wise ops in its tree): a stencil's step,
 // u' = u + a * (u[:-2] + u[2:] - 2u), reads u through three views, so

@@ -35,8 +35,12 @@ from ._numpy_functions import *  # noqa: F401,F403
 from . import _numpy_functions
 from ._inverse_trig import *  # noqa: F401,F403
 from ._pad import pad  # noqa: F401 (NumPy's pad, lazily: Note [Windows])
-from ._more_numpy import *  # noqa: F401,F403
-from . import _more_numpy
+from ._ufunc_math import *  # noqa: F401,F403
+from ._quantiles import *  # noqa: F401,F403
+from ._statistics import *  # noqa: F401,F403
+from ._grids import *  # noqa: F401,F403
+from ._selection import *  # noqa: F401,F403
+from . import _ufunc_math, _quantiles, _statistics, _grids, _selection
 from ._einsum import *  # noqa: F401,F403
 from . import _einsum
 from . import linalg  # noqa: E402 (bz.linalg)

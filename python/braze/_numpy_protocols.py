@@ -24,6 +24,12 @@ def _unsupported(what, detail=""):
                      "if a NumPy result is meant")
 
 
+def _built(bz):
+    """The modules of NumPy functions and ufuncs built from braze's ops, each
+    with its FUNCTIONS and UFUNCS lists."""
+    return (bz._ufunc_math, bz._quantiles, bz._statistics, bz._grids, bz._selection)
+
+
 def _ufuncs(bz):
     """NumPy ufunc -> braze function, from the op table."""
     table = {}
@@ -32,7 +38,8 @@ def _ufuncs(bz):
         if isinstance(fn, np.ufunc) and hasattr(bz, row["api"]):
             table[fn] = getattr(bz, row["api"])
     table[np.matmul] = bz.matmul
-    composites = bz._numpy_functions.UFUNCS + bz._more_numpy.UFUNCS + ["arctan", "arctan2", "arcsin", "arccos"]
+    composites = bz._numpy_functions.UFUNCS + ["arctan", "arctan2", "arcsin", "arccos"]
+    composites += [name for module in _built(bz) for name in module.UFUNCS]
     for name in composites:  # composites of braze's ops
         table[getattr(np, name)] = getattr(bz, name)
     return table
@@ -253,8 +260,9 @@ def _functions(bz):
         table[getattr(np, name)] = getattr(bz, name)
     for name in bz._einsum.FUNCTIONS:
         table[getattr(np, name)] = getattr(bz, name)
-    for name in bz._more_numpy.FUNCTIONS:
-        table[getattr(np, name)] = getattr(bz, name)
+    for module in _built(bz):
+        for name in module.FUNCTIONS:
+            table[getattr(np, name)] = getattr(bz, name)
     return table
 
 

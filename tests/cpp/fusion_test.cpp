@@ -190,7 +190,7 @@ TEST(Fusion, AValueReadFromMemoryIsNotAlsoFused) {
 // Note [Padding sinks under a mask]: exp(0) is 1, so the padding of
 // pad(exp(x)) is selected back to zero; one kernel, x loaded under a mask.
 TEST(Fusion, APaddedElementwiseResultIsOneKernel) {
-  Tensor x = random_tensor({5, 7}, 11);
+  Tensor x = random_tensor({25, 37}, 11);
   Tensor y = pad(exp(x) * 2.0, {1, 0}, {2, 3}) + 1.0;
   Schedule s = schedule_of({y});
   ASSERT_EQ(kernel_count(s), 1u) << explain(s);
@@ -200,14 +200,21 @@ TEST(Fusion, APaddedElementwiseResultIsOneKernel) {
   expect_fused_equals_reference({y});
 }
 
-// Note [Lazy concatenation]: the parts, the join and what reads it, one kernel.
-TEST(Fusion, ALazyConcatenationIsOneKernel) {
-  Tensor a = random_tensor({4, 6}, 12), b = random_tensor({3, 6}, 13);
-  Tensor parts[] = {a * 2.0, sqrt(abs(b)), a};
-  Tensor y = concatenate(parts, 0) - 1.0;
+// Note [Lazy concatenation]: two parts, the join and what reads it, one
+// kernel; a computed part padded to more than twice its size (pads_little,
+// Note [Padding sinks under a mask]) is a kernel of its own, computed once.
+TEST(Fusion, ALazyConcatenationFusesItsParts) {
+  Tensor a = random_tensor({4, 6}, 12), b = random_tensor({4, 6}, 13);
+  Tensor two[] = {a * 2.0, sqrt(abs(b))};
+  Tensor y = concatenate(two, 0) - 1.0;
   Schedule s = schedule_of({y});
   EXPECT_EQ(kernel_count(s), 1u) << explain(s);
   expect_fused_equals_reference({y});
+  Tensor three[] = {a * 2.0, sqrt(abs(b)), a};
+  Tensor z = concatenate(three, 0) - 1.0;
+  s = schedule_of({z});
+  EXPECT_EQ(kernel_count(s), 3u) << explain(s);  // each computed part a third of the rows: apart, then the join
+  expect_fused_equals_reference({z});
 }
 
 // Note [Index expressions are recomputed]: the same mask (one interned

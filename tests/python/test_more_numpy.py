@@ -1,4 +1,5 @@
-"""More NumPy functions braze builds from its ops (python/braze/_more_numpy.py),
+"""More NumPy functions braze builds from its ops (python/braze/_ufunc_math.py,
+_quantiles.py, _statistics.py, _grids.py and _selection.py),
 against NumPy: the element-wise ufuncs over float32/float64 (int32 where NumPy
 takes integers) with NaN, +-Inf and -0.0, in several layouts, by name and
 through NumPy's protocols, fusing into one kernel; the order statistics over
