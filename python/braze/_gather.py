@@ -5,8 +5,8 @@
 
 braze has no gather op yet, so these realize their operands (one program)
 and let NumPy pick the elements, returning a realized tensor: the cost
-NumPy's own indexing has, and a point where recording stops (as
-concatenate, Note [Concatenation realizes]). A mask's result has a shape
+NumPy's own indexing has, and a point where recording stops (as a
+concatenation of many parts, Note [Concatenation realizes]). A mask's result has a shape
 only the values decide, so it could not be recorded lazily anyway.
 """
 

@@ -1,8 +1,9 @@
 """Joining and splitting: NumPy's concatenate, stack, the *stack helpers and
 the split family.
 
-Joining realizes its inputs and returns a realized tensor (Note
-[Concatenation realizes], runtime/concatenate.cpp); splitting returns lazy
+Joining up to 8 tensors is lazy (Note [Lazy concatenation],
+runtime/concatenate.cpp); more realize their inputs and return a realized
+tensor (Note [Concatenation realizes]); splitting returns lazy
 views, which cost nothing until read.
 """
 

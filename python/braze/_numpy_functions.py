@@ -614,7 +614,7 @@ def tile(A, reps):
 
 
 def roll(a, shift, axis=None):
-    """Two slices joined: realizes (Note [Concatenation realizes])."""
+    """Two slices joined: a lazy concatenation (Note [Lazy concatenation])."""
     bz = _bz()
     a = _t(a)
     if axis is None:

@@ -6,8 +6,8 @@ polyval, isreal and iscomplex record ordinary lazy ops. Where NumPy's
 answer needs an op braze does not have yet, the function uses braze's
 stand-in for it, which realizes its operands and lets NumPy compute
 (python/braze/_gather.py's rule): interp and digitize search
-(``bz.searchsorted``), append and interp(period=) concatenate (Note
-[Concatenation realizes]); array_equiv answers a Python bool. Their
+(``bz.searchsorted``); append and interp(period=) concatenate (lazily,
+Note [Lazy concatenation]); array_equiv answers a Python bool. Their
 docstrings say so. float32 stays float32 where NumPy widens it to float64
 (interp).
 """
@@ -151,7 +151,7 @@ def digitize(x, bins, right=False):
 
 
 def append(arr, values, axis=None):
-    """NumPy's append: a concatenation (which realizes, Note [Concatenation realizes])."""
+    """NumPy's append: a concatenation of two (lazy: Note [Lazy concatenation])."""
     bz = _bz()
     a, v = _t(arr), _t(values)
     if axis is None:

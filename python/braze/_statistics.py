@@ -5,8 +5,8 @@ NumPy's answer needs an op braze does not have yet, the function uses
 braze's stand-in for it, which realizes its operands and lets NumPy
 compute (python/braze/_gather.py's rule): bincount and histogram count (a
 scatter: bincount's length is in the data), nanargmax/nanargmin check for
-an all-NaN slice (NumPy's ValueError), cov(m, y) concatenates (Note
-[Concatenation realizes]) and checks weights on the host. Their
+an all-NaN slice (NumPy's ValueError), cov checks weights on the host
+(cov(m, y) concatenates, lazily: Note [Lazy concatenation]). Their
 docstrings say so. Integers give braze's float32 where NumPy computes in
 float64 (trapezoid, cov), and float32 stays float32 where NumPy widens it
 to float64 (cov, corrcoef).
@@ -56,7 +56,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     with ddof, bias, fweights and aweights; one matmul. The dtype is m's
     float type (float32 for integers; NumPy: float64 unless dtype=).
     Weights are checked on the host as NumPy does (a lazy weight tensor is
-    realized); y is joined to m with concatenate, which realizes."""
+    realized); y is joined to m with concatenate (lazily)."""
     if ddof is not None and ddof != int(ddof):
         raise ValueError("ddof must be integer")
     bz = _bz()
