@@ -93,11 +93,7 @@ void drop_full_window(View& v) {
   v.window.clear();
 }
 
-}  // namespace
-
-namespace {
-
-// Floor division, for the window bounds of a slice with a negative step.
+// Floor division (C++'s rounds toward zero), for a slice's window bounds.
 int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 // Note [Windows]: the indices j in [0, length) of a slice (start, step)
@@ -105,6 +101,7 @@ int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 
 // step's sign, since the source indices are monotonic in j.
 Window sliced_window(Window w, int64_t start, int64_t step, int64_t length) {
   if (length == 0 || w.hi <= w.lo) return {0, 0};
+  if (length == 1) return start >= w.lo && start < w.hi ? Window{0, 1} : Window{0, 0};  // any step, even -2^63
   int64_t first, last;  // the j range, inclusive, before clamping
   if (step > 0) {
     first = -floor_div(start - w.lo, step);          // ceil((lo - start) / step)
@@ -139,7 +136,10 @@ View View::pad(std::span<const int64_t> lo, std::span<const int64_t> hi) const {
   for (size_t d = 0; d < shape.size(); ++d) {
     Window w = window_of(d);
     v.shape[d] = shape[d] + lo[d] + hi[d];
-    v.offset -= lo[d] * strides[d];  // index lo[d] reads what index 0 read
+    // Index lo[d] reads what index 0 read; checked, as a graph file can carry any attr.
+    std::optional<int64_t> shift = checked_mul(lo[d], strides[d]);
+    BRAZE_CHECK(shift && !__builtin_sub_overflow(v.offset, *shift, &v.offset), "pad: padding ", lo[d],
+                " before axis ", d, " moves the view's offset past int64");
     v.window.push_back({w.lo + lo[d], w.hi + lo[d]});
   }
   drop_full_window(v);
