@@ -98,8 +98,7 @@ class ViewPusher {
   // back to zero there by the window's index.
   NodeId masked(const Node& n, NodeId value, const std::vector<Move>& moves) {
     if (!pads(moves)) return value;
-    std::optional<View> v = View::contiguous(n.shape());
-    for (const Move& m : moves) v = move_view(*v, m.op, m.ints);
+    std::optional<View> v = moved(n.shape(), moves);
     BRAZE_ASSERT(v, "push_views: moves that pushable() took do not compose");
     const Shape shape = out_[value].shape();  // a copy: apply() below grows the node storage
     NodeId mask = kNone;
@@ -131,9 +130,17 @@ class ViewPusher {
   // window.
   bool pads_little(NodeId id, const std::vector<Move>& moves) {
     if (!pads(moves)) return true;
-    std::optional<View> v = View::contiguous(g_[id].shape());
-    for (const Move& m : moves) v = move_view(*v, m.op, m.ints);
+    std::optional<View> v = moved(g_[id].shape(), moves);
     return !v || v->numel() <= 2 * numel(g_[id].shape());
+  }
+
+  // A dense array of `shape` seen through `moves`: the shape and window a
+  // node pushed through them has; nullopt where a reshape would copy.
+  static std::optional<View> moved(const Shape& shape, const std::vector<Move>& moves) {
+    std::optional<View> v = View::contiguous(shape);
+    for (const Move& m : moves)
+      if (!(v = move_view(*v, m.op, m.ints))) break;
+    return v;
   }
 
   static bool pads(const std::vector<Move>& moves) {
@@ -144,8 +151,8 @@ class ViewPusher {
   // everywhere, padding included (the mask above zeroes the padding), so
   // a broadcast of it, not a padded constant (which would be written out).
   NodeId constant_over(NodeId c, const Node& n, const std::vector<Move>& moves) {
-    std::optional<View> v = View::contiguous(n.shape());
-    for (const Move& m : moves) v = move_view(*v, m.op, m.ints);
+    std::optional<View> v = moved(n.shape(), moves);
+    BRAZE_ASSERT(v, "push_views: moves that pushable() took do not compose");
     return out_.broadcast_to(rebuild(g_.base(c), {}), v->shape);
   }
 
