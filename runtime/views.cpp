@@ -73,7 +73,9 @@ Tensor spread(const Tensor& x, int64_t axis, int64_t step) {
   after[axis + 1] = step - 1;
   Tensor padded = pad(reshape(x, split), before, after);
   Shape merged = x.shape();
-  merged[axis] = n * step;
+  std::optional<int64_t> spread_length = checked_mul(n, step);
+  BRAZE_CHECK(spread_length, "spread: ", n, " elements ", step, " apart is too long");
+  merged[axis] = *spread_length;
   std::vector<Index> items(static_cast<size_t>(x.ndim()), Slice{});
   items[axis] = Slice{0, (n - 1) * step + 1, 1};
   return index(reshape(padded, merged), items);
