@@ -113,6 +113,8 @@ def workloads(scale):
         ("softmax_rows", 2 * X.nbytes, lambda X: bz.softmax(X, axis=-1), (X,), softmax),
         ("layernorm", 2 * L.nbytes, lambda L, g, b: bz.layer_norm(L, g, b, eps=1e-5), (L, g, be), layernorm),
         ("colsum", X.nbytes + X.nbytes // X.shape[0], lambda X: X.sum(axis=0), (X,), lambda m, X: m.colsum(X)),
+        # One result: split in two reductions (Note [Split reductions]).
+        ("sum_all", x16.nbytes, lambda x: x.sum(), (x16,), lambda m, x: m.total(x)),
         ("transpose_add", 2 * Xt.nbytes, lambda X: X.T + X, (Xt,), lambda m, X: X.T + X),
         # A column sum of a transposed view: rows of memory (Note [Loops in memory order]).
         ("colsum_of_T", Xt.nbytes + Xt.nbytes // Xt.shape[0], lambda X: X.T.sum(axis=0), (Xt,),
@@ -127,13 +129,15 @@ def numpy_like(m):
     """The ops the peer functions use, for NumPy-like modules (CuPy, jax.numpy)."""
     return SimpleNamespace(tanh=m.tanh, exp=m.exp, sqrt=m.sqrt, relu=lambda x: m.maximum(x, 0),
                            rowmax=lambda x: x.max(-1, keepdims=True), rowsum=lambda x: x.sum(-1, keepdims=True),
-                           rowmean=lambda x: x.mean(-1, keepdims=True), colsum=lambda x: x.sum(axis=0))
+                           rowmean=lambda x: x.mean(-1, keepdims=True), colsum=lambda x: x.sum(axis=0),
+                           total=lambda x: x.sum())
 
 
 def torch_ops(torch):
     return SimpleNamespace(tanh=torch.tanh, exp=torch.exp, sqrt=torch.sqrt, relu=torch.relu,
                            rowmax=lambda x: x.amax(-1, keepdim=True), rowsum=lambda x: x.sum(-1, keepdim=True),
-                           rowmean=lambda x: x.mean(-1, keepdim=True), colsum=lambda x: x.sum(0))
+                           rowmean=lambda x: x.mean(-1, keepdim=True), colsum=lambda x: x.sum(0),
+                           total=lambda x: x.sum())
 
 
 def torch_peer(fn, arrays, compiled):

@@ -34,6 +34,18 @@ namespace braze {
 // before the target is asked): where a target then refuses one, the view is
 // read from memory by the kernel after it, which is correct, at the cost
 // of that read.
+// Note [Split reductions] (fusion/passes.h): a reduction of fewer than
+// `blocks` results whose rows are read along memory (one block each), or
+// of fewer than `threads` results read down columns (one thread each), is
+// split in two, each part getting at least `block_chunk` (`thread_chunk`)
+// elements, when it reads at least `min_elements` (below that one kernel
+// takes about a launch's time anyway).
+struct ReductionSplit {
+  int64_t blocks = 0, block_chunk = 0;
+  int64_t threads = 0, thread_chunk = 0;
+  int64_t min_elements = 0;
+};
+
 struct LibraryRules {
   std::string_view target;  // "oneDNN/BLAS", "cuBLASLt/cuDNN"
   // "" when the library applies `next` after the post-ops `taken` to the
@@ -42,6 +54,9 @@ struct LibraryRules {
   // Whether the library reads input `operand` of `library` (a node whose
   // inputs are ids in `g`) as it is laid out. Null: every layout.
   bool (*reads)(const Graph& g, const Node& library, size_t operand) = nullptr;
+  // Not a library's, but the target's too: null where its kernels need no
+  // split reductions (the CPU's).
+  const ReductionSplit* split = nullptr;
 };
 
 // The CPU's rules: oneDNN applies every post-op and reads every layout;

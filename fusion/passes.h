@@ -77,6 +77,33 @@ Graph push_views(const Graph& g);
 // order], fusion/loop_order.h).
 Graph reduce_in_memory_order(const Graph& g);
 
+// Note [Split reductions]
+// A reduction with few results has little parallel work for a target that
+// gives each result one block (a row in memory) or one thread (a column):
+// on a GPU, x.sum() of 64M floats ran as one block on one of 132 SMs, and
+// X.sum(axis=0) of [8192, 8192] as 131072 threads with 2 MB of loads in
+// flight, a third of the bandwidth. Such a reduction becomes two: one
+// reduced axis of extent n is viewed as [parts, n / parts], the first
+// reduction keeps `parts` partial results per result, and the second
+// combines them (the same op: sum of sums, max of maxes). The view is a
+// reshape that sinks to the leaves (push_views), so the first kernel reads
+// memory as the one kernel did; the partial results are small (parts per
+// result) and the planner gives them arena space like any intermediate.
+// A target asks for it through its rules (ReductionSplit in
+// fusion/library_rules.h: how many blocks and threads it wants busy, and
+// how much work one of them should at least get); the CPU's kernels split
+// a long reduction across threads themselves and never ask. Not split:
+// argmax/argmin (a position is not a value to combine), float16 sums and
+// products (a rounded partial value would differ from the one kernel's
+// float accumulator), a reduction whose element-wise input is read by
+// anything else (the one kernel computes it once for all its readers;
+// split, it would be computed again or written out) or padded (the reshape
+// would copy), and an axis with no divisor in range (a prime length stays
+// one kernel). The combined order differs from the one kernel's, as the
+// GPU's tree of partial values already does (integers wrap the same).
+struct ReductionSplit;
+Graph split_reductions(const Graph& g, const ReductionSplit& want);
+
 // Note [Constant folding] (fusion/fold_constants.cpp): an element-wise op
 // on constants becomes the constant the reference would store, where every
 // backend computes that same value.

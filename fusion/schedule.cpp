@@ -9,7 +9,9 @@ namespace braze {
 
 Schedule make_schedule(const Graph& g, const LibraryRules& rules) {
   Schedule s;
-  s.graph = copy_unread_operands(run_pipeline(g), rules);  // Note [Library capabilities]
+  Graph passed = run_pipeline(g);
+  if (rules.split) passed = split_reductions(passed, *rules.split);  // Note [Split reductions]
+  s.graph = copy_unread_operands(passed, rules);  // Note [Library capabilities]
   Partition p = partition(s.graph, rules);
   for (FusedGroup& grp : p.groups) {
     Step step;

@@ -46,7 +46,6 @@ Renderer::Renderer(const KernelSpec& spec) : spec_(spec), l_(make_layout(spec)) 
 CudaKernelSource Renderer::run() {
   CudaKernelSource k;
   k.name = kernel_name();
-  k.launch = launch_;
   std::string text = canonical_text(spec_);
   out_ << "// braze CUDA kernel " << k.name << " (codegen " << kCudaCodegenVersion << ", " << name(launch_.shape)
        << (vec_.width > 1 ? ", " + std::to_string(vec_.width) + " elements per thread" : "") << ")\n// key "
@@ -67,6 +66,7 @@ CudaKernelSource Renderer::run() {
   else if (launch_.shape == KernelShape::Tiles) tiles();
   else rows();
   out_ << "}\n";
+  k.launch = launch_;  // after the body, which may need exact_threads
   k.source = out_.str();
   return k;
 }

@@ -1,6 +1,7 @@
 // KernelSpec -> CUDA C++ source (Note [CUDA kernel shapes]).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,7 +12,7 @@ namespace braze::cuda {
 
 // Bump when generated source changes for the same spec: part of every
 // cache key (with the prelude's text, which is hashed separately).
-inline constexpr int kCudaCodegenVersion = 4;  // 2: vector access, unsigned counters, split columns; 3: bytes in flight; 4: tiles
+inline constexpr int kCudaCodegenVersion = 5;  // 2: vector access, unsigned counters, split columns; 3: bytes in flight; 4: tiles; 5: rows in registers
 
 // Note [CUDA kernel shapes]
 // Every spec becomes one kernel of one of five shapes, from its collapsed
@@ -44,14 +45,15 @@ inline constexpr int kCudaCodegenVersion = 4;  // 2: vector access, unsigned cou
 //   kSplitColumnsBelow, at least kMinSplitLength long): a block takes up
 //   to 32 neighbouring columns and splits their reduced axes across its
 //   512 threads (Note [Bytes in flight]); the partial values combine in shared memory in a fixed
-//   tree (bz::column_reduce), so results are deterministic. One block per
-//   32 columns is still little for a handful of very long columns (one
-//   column of 10^8 elements runs on one SM); the next step there is two
-//   kernels: blocks reduce chunks of a column into a workspace of
-//   partials (the planner's step workspaces), and a second kernel folds
-//   them in a fixed order, keeping results deterministic without atomics.
+//   tree (bz::column_reduce), so results are deterministic.
+// A reduction with too few rows or columns to fill the device (x.sum(),
+// X.sum(axis=0) of 8192 columns) never reaches these shapes as it is: the
+// schedule splits it into two reductions first (Note [Split reductions],
+// fusion/passes.h; the CUDA target's ReductionSplit in library_epilogue.cpp).
 // Values are recomputed in each pass that needs them rather than kept:
-// registers are the scarce thing on a GPU and the row is in L1/L2.
+// registers are the scarce thing on a GPU. The inputs such a value reads
+// are kept in registers where a thread's share of the row is a few
+// vectors (Note [Rows held in registers], cuda_source_rows.cpp).
 // Generated code calls the op table's functors (graph/scalar_math.h) on
 // each op's compute type, converting and rounding as the reference does
 // after every op (jit_cuda/device/prelude.cuh).
@@ -59,8 +61,10 @@ enum class KernelShape { Elements, Tiles, BlockPerRow, ThreadPerRow, SplitColumn
 const char* name(KernelShape s);
 
 // How to launch: `threads` per block (a multiple of 32, also the kernel's
-// __launch_bounds__; any multiple of 32 up to it runs the kernel right,
-// as host emulation does with fewer); blocks: one per `threads` work items
+// __launch_bounds__; unless `exact_threads`, any multiple of 32 up to it
+// runs the kernel right, as host emulation does with fewer; a kernel whose
+// threads hold a fixed share of a row, Note [Rows held in registers],
+// needs all of them); blocks: one per `threads` work items
 // (Elements: elements or vectors of them; ThreadPerRow: rows) or one per
 // work item (BlockPerRow: rows; SplitColumns: groups of columns; Tiles:
 // tiles), capped by
@@ -70,7 +74,10 @@ struct CudaLaunch {
   KernelShape shape = KernelShape::Elements;
   int threads = 256;
   int64_t work = 0;  // elements, vectors, rows or column groups
+  bool exact_threads = false;
   int64_t blocks(int64_t max_blocks) const;
+  // Threads a block where a launcher wants at most `most` (host emulation).
+  int threads_up_to(int most) const { return exact_threads ? threads : std::min(threads, most); }
 };
 
 // Parameters, in order: per spec input a `const T*` (Buffer), its value

@@ -66,7 +66,9 @@ void Renderer::emit_vector_loads(const std::vector<bool>& need, const std::strin
     if (in.kind != KernelInput::Kind::Buffer) continue;
     loaded[k] = true;
     std::string n = std::to_string(k);
-    if (vec_.inputs[k] == Access::Vector) {
+    if (!cached_.empty() && cached_[k]) {  // Note [Rows held in registers]
+      out_ << ind << "const bz::Vec<" << storage_type(in.dtype) << ", " << w << ">& r" << n << " = c" << n << "[it];\n";
+    } else if (vec_.inputs[k] == Access::Vector) {
       std::string vt = std::string("bz::Vec<") + storage_type(in.dtype) + ", " + w + ">";
       out_ << ind << "const " << vt << " r" << n << " = bz::load_vec<" << storage_type(in.dtype) << ", " << w << ">(in"
            << n << " + (" << offset(k) << "));\n";

@@ -34,6 +34,10 @@ inline constexpr int64_t kSplitColumnsBelow = 16384;
 inline constexpr int64_t kMinSplitLength = 64;
 inline constexpr int kSplitThreads = 512;
 
+// Note [Rows held in registers] (cuda_source_rows.cpp): the most 32-bit
+// registers a thread spends on the row vectors it keeps.
+inline constexpr int64_t kCachedRegisters = 32;
+
 // Tiles (Note [CUDA kernel shapes]): the side of a tile, one warp wide;
 // kTileThreads per block (kTile columns of kTileThreads / kTile rows at a
 // time); at most kMaxTiledInputs inputs staged (kTile x (kTile + 1)
@@ -77,6 +81,8 @@ class Renderer {
   // cuda_source_rows.cpp
   void rows();
   void reduction_pass(int32_t i, const std::string& loop);
+  int plan_row_cache();
+  void load_row_cache(const std::string& loop);
 
   const KernelSpec& spec_;
   CudaLayout l_;
@@ -84,6 +90,7 @@ class Renderer {
   CudaLaunch launch_;
   int split_columns_ = 0;  // SplitColumns: columns per block
   std::vector<bool> tiled_;  // Tiles: per spec input, whether it is staged in shared memory
+  std::vector<bool> cached_;  // BlockPerRow: per spec input, whether held in registers (empty: none)
   bool staged_ = false;      // inside a tile's compute pass: staged inputs read from the tile
   std::string lane_;       // inside a vector kernel's lane loop: its variable
   std::ostringstream out_;

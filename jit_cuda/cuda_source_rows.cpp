@@ -69,7 +69,14 @@ void Renderer::rows() {
   out_ << "  constexpr U kRows = " << l_.rows() << ", kL = " << l_.row_length() << ";\n";
   std::string loop;
   const std::string w = std::to_string(vec_.width);
-  if (block) {
+  const int per_thread = block && vec_.width > 1 ? plan_row_cache() : 0;
+  if (per_thread > 0) {  // Note [Rows held in registers]
+    launch_.exact_threads = true;
+    out_ << "  constexpr int kPer = " << per_thread << ";\n";
+    out_ << "  for (U row = blockIdx.x; row < kRows; row += gridDim.x) {\n";
+    loop = "#pragma unroll\n    for (int it = 0; it < kPer; ++it) {\n      const U j = ((U)threadIdx.x + (U)it * " +
+           std::to_string(launch_.threads) + "u) * " + w + ";\n      if (j >= kL) break;\n";
+  } else if (block) {
     out_ << "  for (U row = blockIdx.x; row < kRows; row += gridDim.x) {\n";
     loop = vec_.width > 1 ? "    for (U j = threadIdx.x * " + w + "; j < kL; j += blockDim.x * " + w + ") {\n"
                           : "    for (U j = threadIdx.x; j < kL; j += blockDim.x) {\n";
@@ -85,6 +92,7 @@ void Renderer::rows() {
     loop = "#pragma unroll 4\n    for (U j = 0; j < kL; ++j) {\n";
   }
   decompose("row", axes(false), "    ");
+  if (per_thread > 0) load_row_cache(loop);
   for (size_t n = 0; n < spec_.body.size(); ++n) {
     int32_t i = static_cast<int32_t>(n);
     const KernelOp& op = spec_.body[i];
@@ -130,6 +138,69 @@ void Renderer::rows() {
          << "[row] = " << store_expr(spec_.outputs[k].dtype, value_name(spec_.outputs[k].value)) << ";\n";
   }
   out_ << "  }\n";
+}
+
+// Note [Rows held in registers]
+// A block-per-row kernel reads each row once per pass: softmax three
+// times (max, sum of exp, store). With a grid-stride loop along the row a
+// thread has one 16-byte load in flight per pass step, and the passes
+// after the first wait on the L1 and L2 again. Where a thread's share of
+// a row is a few vectors (at most kCachedRegisters 32-bit registers over
+// all the inputs kept), the inputs that two or more passes read are
+// loaded once, all of a thread's vectors at once before the first pass,
+// into a register array (the loops over them are unrolled with constant
+// trip counts, so the array is registers, not local memory), and every
+// pass reads them from there.
+int Renderer::plan_row_cache() {
+  const int64_t per = (l_.row_length() / vec_.width + launch_.threads - 1) / launch_.threads;
+  std::vector<std::vector<int32_t>> passes;
+  std::vector<int32_t> full;
+  for (size_t i = 0; i < spec_.body.size(); ++i) {
+    const KernelOp& op = spec_.body[i];
+    if (is_reduce(op.op) && !op.attr.ints.empty() && !is_scalar(static_cast<int32_t>(i))) passes.push_back({op.args[0]});
+  }
+  for (const KernelOutput& o : spec_.outputs)
+    if (o.space == Space::Full) full.push_back(o.value);
+  if (!full.empty()) passes.push_back(full);
+  std::vector<int> reads(spec_.inputs.size(), 0);
+  for (const std::vector<int32_t>& targets : passes) {
+    std::vector<bool> need = closure(targets), seen(spec_.inputs.size(), false);
+    for (size_t i = 0; i < need.size(); ++i) {
+      const KernelOp& op = spec_.body[i];
+      if (need[i] && op.op == Op::Input && !seen[op.input]) {
+        seen[op.input] = true;
+        ++reads[op.input];
+      }
+    }
+  }
+  cached_.assign(spec_.inputs.size(), false);
+  int64_t registers = 0;
+  for (size_t k = 0; k < spec_.inputs.size(); ++k) {
+    if (reads[k] < 2 || spec_.inputs[k].kind != KernelInput::Kind::Buffer || vec_.inputs[k] != Access::Vector) continue;
+    cached_[k] = true;
+    registers += per * vec_.width * static_cast<int64_t>(itemsize(spec_.inputs[k].dtype)) / 4;
+  }
+  if (registers == 0 || registers > kCachedRegisters) {
+    cached_.clear();
+    return 0;
+  }
+  return static_cast<int>(per);
+}
+
+// Before the first pass: each kept input's vectors of this thread, loaded
+// together.
+void Renderer::load_row_cache(const std::string& loop) {
+  const std::string w = std::to_string(vec_.width);
+  for (size_t k = 0; k < cached_.size(); ++k)
+    if (cached_[k])
+      out_ << "    bz::Vec<" << storage_type(spec_.inputs[k].dtype) << ", " << w << "> c" << k << "[kPer];\n";
+  out_ << loop;
+  decompose("j", axes(true), "      ");
+  for (size_t k = 0; k < cached_.size(); ++k)
+    if (cached_[k])
+      out_ << "      c" << k << "[it] = bz::load_vec<" << storage_type(spec_.inputs[k].dtype) << ", " << w << ">(in" << k
+           << " + (" << offset(k) << "));\n";
+  out_ << "    }\n";
 }
 
 // One reduction: the threads of a row accumulate their share of it, then

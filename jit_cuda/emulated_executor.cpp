@@ -98,7 +98,7 @@ void EmulatedExecutor::launch(const DeviceKernel& kernel, void** params) {
   if (shape.work == 0) return;
   std::lock_guard lock(launch_mutex_);
   k.object->launch(k.entry, params, static_cast<unsigned>(shape.blocks(kEmulatedMaxBlocks)),
-                   static_cast<unsigned>(std::min(shape.threads, kEmulatedMaxThreads)));
+                   static_cast<unsigned>(shape.threads_up_to(kEmulatedMaxThreads)));
 }
 
 }  // namespace braze::cuda

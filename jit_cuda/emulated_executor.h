@@ -21,7 +21,8 @@ namespace braze::cuda {
 // its misses into one shared object (the compiler's start-up, ~1 s, is most
 // of the cost) and keeps every kernel in memory by its key for the life of
 // the process; nothing goes to disk. A launch runs at most
-// kEmulatedMaxBlocks blocks of at most kEmulatedMaxThreads threads: the
+// kEmulatedMaxBlocks blocks of at most kEmulatedMaxThreads threads (all of
+// a block's where the kernel needs them: CudaLaunch::exact_threads): the
 // generated loops are grid- and block-stride, so this covers every index,
 // still checks the strides, and two warps check block_reduce's shared
 // memory step, at a fraction of the fibers a full grid would need.

@@ -190,7 +190,15 @@ bool reads_operand(const Graph& g, const Node& library, size_t operand) {
 }
 
 const LibraryRules& cuda_library_rules() {
-  static const LibraryRules rules{"cuBLASLt/cuDNN", refuse, reads_operand};
+  // Note [Split reductions]: an H100 or H200 has 132 SMs, each holding
+  // 2048 threads or four 512-thread blocks (a long row's block,
+  // cuda_source.cpp): 1024 rows keep every SM busy about twice over, each
+  // with at least 8192 elements (four 16-byte loads per thread); 2^18
+  // columns fill every SM's threads, each walking at least 64 elements.
+  // Below 2^16 elements (256 KB of float32), even one SM reads them in
+  // about the time of the second kernel's launch.
+  static const ReductionSplit split{1024, 8192, 1 << 18, 64, 1 << 16};
+  static const LibraryRules rules{"cuBLASLt/cuDNN", refuse, reads_operand, &split};
   return rules;
 }
 

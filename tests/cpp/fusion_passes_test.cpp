@@ -15,6 +15,7 @@
 #include <optional>
 #include <random>
 
+#include "fusion/library_rules.h"
 #include "fusion/partition.h"
 #include "fusion/passes.h"
 #include "fusion/schedule.h"
@@ -619,6 +620,122 @@ TEST(ReduceInMemoryOrder, KeptAxesFollowMemory) {
   std::vector<double> v(120);
   for (size_t i = 0; i < v.size(); ++i) v[i] = i % 12 == 0 ? kSpecial[i / 12] : 0.37 * static_cast<double>(i) - 20;
   expect_same(g, p, std::vector<Array>{testing::make_array(DType::Float32, {4, 5, 6}, v)}, /*generated=*/false);
+}
+
+// ---- Split reductions -------------------------------------------------------
+
+// Small thresholds, so small graphs split: 8 blocks of at least 4, 16
+// threads of at least 4.
+const ReductionSplit kSmallSplit{8, 4, 16, 4};
+
+std::vector<const Node*> reductions(const Graph& g) {
+  std::vector<const Node*> r;
+  for (const Node& n : g.nodes())
+    if (is_reduce(n.op)) r.push_back(&n);
+  return r;
+}
+
+// Small integers: sums in any order are exact, so the split graph gives the
+// reference's bits.
+Array integers(DType dtype, Shape shape) {
+  std::vector<double> v(static_cast<size_t>(numel(shape)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(static_cast<int64_t>(i * 7 % 23) - 11);
+  return testing::make_array(dtype, shape, v);
+}
+
+TEST(SplitReductions, FewRowsSplitAlongTheAxisWithTheMostParts) {
+  Graph g;
+  NodeId x = g.input(DType::Float32, {6, 10});
+  g.outputs = {g.apply(Op::Sum, {x}, Attr{{0, 1}, {}})};
+  Graph p = split_reductions(run_pipeline(g), kSmallSplit);
+  std::vector<const Node*> r = reductions(p);
+  ASSERT_EQ(r.size(), 2u);
+  // At most 8 parts: axis 0 splits into 6 (axis 1 only into 5).
+  EXPECT_EQ(p[r[0]->inputs[0]].shape(), (Shape{6, 1, 10}));
+  EXPECT_EQ(r[0]->shape(), (Shape{6, 1, 1}));
+  EXPECT_EQ(r[1]->shape(), (Shape{1, 1}));
+  expect_same(g, p, std::vector<Array>{integers(DType::Float32, {6, 10})});
+}
+
+TEST(SplitReductions, ColumnsSplitDownTheColumns) {
+  Graph g;
+  NodeId x = g.input(DType::Int32, {12, 3});
+  g.outputs = {g.apply(Op::Sum, {g.apply(Op::Mul, {x, x})}, Attr{{0}, {}})};
+  Graph p = split_reductions(run_pipeline(g), kSmallSplit);
+  std::vector<const Node*> r = reductions(p);
+  ASSERT_EQ(r.size(), 2u);
+  // 3 columns want 16 / 3 -> 6 parts of at least 4: 12 has 3.
+  EXPECT_EQ(p[r[0]->inputs[0]].shape(), (Shape{3, 4, 3}));
+  EXPECT_EQ(r[1]->dtype, DType::Int64);
+  expect_same(g, p, std::vector<Array>{integers(DType::Int32, {12, 3})});
+}
+
+TEST(SplitReductions, MaxAndMinKeepNaNsAndInfinities) {
+  for (Op op : {Op::Max, Op::Min}) {
+    Graph g;
+    NodeId x = g.input(DType::Float32, {12});
+    g.outputs = {g.apply(op, {x}, Attr{{0}, {}})};
+    Graph p = split_reductions(run_pipeline(g), kSmallSplit);
+    EXPECT_EQ(reductions(p).size(), 2u);
+    expect_same(g, p, std::vector<Array>{special(DType::Float32)});
+    std::vector<double> no_nan = kSpecial;
+    no_nan[0] = no_nan[10] = 4.0;
+    expect_same(g, p, std::vector<Array>{testing::make_array(DType::Float32, {12}, no_nan)});
+  }
+}
+
+TEST(SplitReductions, WhatMustNotSplit) {
+  auto splits = [](const Graph& g) { return reductions(split_reductions(run_pipeline(g), kSmallSplit)).size() > 1; };
+  {  // exp(x) is an output too: split, it would be computed twice
+    Graph g;
+    NodeId e = g.apply(Op::Exp, {g.input(DType::Float32, {64})});
+    g.outputs = {e, g.apply(Op::Sum, {e}, Attr{{0}, {}})};
+    EXPECT_FALSE(splits(g));
+  }
+  {  // a float16 partial sum would round
+    Graph g;
+    g.outputs = {g.apply(Op::Sum, {g.input(DType::Float16, {64})}, Attr{{0}, {}})};
+    EXPECT_FALSE(splits(g));
+  }
+  {  // a position is not a value to combine
+    Graph g;
+    g.outputs = {g.apply(Op::ArgMax, {g.input(DType::Float32, {64})}, Attr{{0}, {}})};
+    EXPECT_FALSE(splits(g));
+  }
+  {  // a prime length has no parts; too short a row is not worth two kernels
+    for (int64_t n : {61, 7}) {
+      Graph g;
+      g.outputs = {g.apply(Op::Sum, {g.input(DType::Float32, {n})}, Attr{{0}, {}})};
+      EXPECT_FALSE(splits(g)) << n;
+    }
+  }
+  {  // enough rows already
+    Graph g;
+    g.outputs = {g.apply(Op::Sum, {g.input(DType::Float32, {8, 64})}, Attr{{1}, {}})};
+    EXPECT_FALSE(splits(g));
+  }
+  {  // too little to read: one kernel takes about a launch's time
+    Graph g;
+    g.outputs = {g.apply(Op::Sum, {g.input(DType::Float32, {6, 10})}, Attr{{0, 1}, {}})};
+    const ReductionSplit at_least_100{8, 4, 16, 4, 100};
+    EXPECT_EQ(reductions(split_reductions(run_pipeline(g), at_least_100)).size(), 1u);
+  }
+}
+
+TEST(SplitReductions, ATargetThatAsksGetsTwoKernelsAndTheCpuOne) {
+  Graph g;
+  NodeId x = g.input(DType::Float32, {16, 8});
+  NodeId s = g.apply(Op::Sum, {g.apply(Op::Abs, {x})}, Attr{{0, 1}, {}});
+  g.outputs = {g.apply(Op::Div, {s, g.constant(DType::Float32, 128.0)})};
+  LibraryRules splitting = cpu_library_rules();
+  splitting.split = &kSmallSplit;
+  Schedule one = make_schedule(g), two = make_schedule(g, splitting);
+  EXPECT_EQ(one.steps.size(), 1u);
+  ASSERT_EQ(two.steps.size(), 2u);  // the mean's divide fuses into the second
+  std::vector<Array> in{integers(DType::Float32, {16, 8})};
+  std::vector<Array> want = reference::evaluate(g, in, g.outputs);
+  EXPECT_TRUE(same_bits(execute(two, in, allocate_array, KernelMode::Generated)[0], want[0])) << explain(two);
+  EXPECT_TRUE(same_bits(execute(two, in, allocate_array, KernelMode::Interpreted)[0], want[0])) << explain(two);
 }
 
 TEST(Pipeline, PassesRunInTheDocumentedOrder) {

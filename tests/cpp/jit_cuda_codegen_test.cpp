@@ -180,12 +180,16 @@ TEST(JitCudaVectors, RowReductionsReadWholeVectorsWhereTheRowsAllow) {
   Tensor x = random_tensor({8, 300}, 11), w = random_tensor({256}, 12);
   Tensor h = stored_as(random_tensor({8, 256}, 13), DType::Float16);
   check_vector_cases({
+      // Note [Rows held in registers]: each thread's one vector of the row,
+      // loaded once for the three passes.
       {"softmax, float32 rows of 300", {softmax(x)}, 4,
-       {"for (U j = threadIdx.x * 4; j < kL; j += blockDim.x * 4)", "bz::load_vec<float, 4>(in0",
+       {"constexpr int kPer = 1;", "c0[it] = bz::load_vec<float, 4>(in0", "const bz::Vec<float, 4>& r0 = c0[it];",
         "bz::store_vec(out0 + (x0 * 300 + x1), o0)"}, {}},
+      {"softmax, rows too long to hold: read in each pass", {softmax(random_tensor({2, 40000}, 16))}, 4,
+       {"for (U j = threadIdx.x * 4; j < kL; j += blockDim.x * 4)", "bz::load_vec<float, 4>(in0"}, {"kPer"}},
       {"layer_norm, float16 with a float32 weight", {layer_norm(h, w, w)}, 4,
        {"bz::load_vec<bz::f16_bits, 4>(in0", "bz::load_vec<float, 4>(in"}, {}},
-      {"argmax along rows: positions j + e", {argmax(x, 1)}, 4, {"(long long)(j + e)"}, {}},
+      {"argmax along rows: positions j + e; one pass, nothing held", {argmax(x, 1)}, 4, {"(long long)(j + e)"}, {"kPer"}},
       {"rows at an odd offset are not gathered", {softmax(columns_from(random_tensor({8, 301}, 14), 1))}, 1, {},
        {"load_vec"}},
       {"rows of 30 do not divide by 4", {logsumexp(random_tensor({8, 30}, 15), Axes{{-1}})}, 1, {}, {"load_vec"}},

@@ -22,7 +22,7 @@ namespace braze::testing {
 // shared-memory step of block_reduce.
 inline void emulated_launch(const cuda::EmulatedKernels& so, const cuda::CudaKernelSource& k, void* const* params) {
   if (k.launch.work > 0)
-    so.launch(so.entry(k.name), params, static_cast<unsigned>(k.launch.blocks(2)), std::min(k.launch.threads, 64));
+    so.launch(so.entry(k.name), params, static_cast<unsigned>(k.launch.blocks(2)), k.launch.threads_up_to(64));
 }
 
 // A buffer of `t` large enough for the view, with random values at every

@@ -302,6 +302,39 @@ def test_vector_access_and_split_columns_on_cuda(emulate):
 
 
 @counts_kernels
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16])
+def test_reductions_with_few_results_split_in_two_on_cuda(cuda_mode, dtype):
+    # Note [Split reductions]: one result of 2^17 values, and 64 columns of
+    # 4096, are two kernels each (partial results, then their combination);
+    # float16 sums stay one kernel (a float16 partial sum would round).
+    rng = np.random.default_rng(5)
+    flat = (rng.standard_normal(1 << 17) * 4).astype(dtype)
+    flat[7] = -0.0 if np.issubdtype(dtype, np.floating) else flat[7]
+    cols = (rng.standard_normal((4096, 64)) * 4).astype(dtype)
+    near_one = (1 + rng.standard_normal(1 << 17) * 1e-4).astype(np.float64)
+    tol = dict(rtol=1e-2, atol=1e-1) if dtype == np.float16 else dict(rtol=1e-5, atol=1e-3)
+    cases = [
+        ("sum", lambda m, x: m.sum(x), flat, 1 if dtype == np.float16 else 2),
+        ("max", lambda m, x: m.max(x), flat, 2),
+        ("min of columns", lambda m, x: m.min(x, axis=0), cols, 2),
+        ("sum of columns", lambda m, x: m.sum(x, axis=0), cols, 1 if dtype == np.float16 else 2),
+        ("mean of squares", lambda m, x: m.mean(x * x), flat, 2),  # a float16 mean sums in float32
+        ("prod", lambda m, x: m.prod(x), near_one, 2),
+    ]
+    for what, f, x, kernels in cases:
+        t = bz.tensor(x, device="cuda")
+        bz.reset_stats()
+        got = f(bz, t).numpy()
+        assert bz.stats()["kernels_launched"] == kernels, what
+        want = f(np, x.astype(np.float64)).astype(got.dtype) if np.issubdtype(x.dtype, np.floating) else f(np, x)
+        np.testing.assert_allclose(got, want, **tol, err_msg=what)
+    # A NaN anywhere is the max, whichever part it falls in.
+    if np.issubdtype(dtype, np.floating):
+        flat[100000] = np.nan
+        assert np.isnan(bz.max(bz.tensor(flat, device="cuda")).numpy())
+
+
+@counts_kernels
 def test_softmax_and_layer_norm_are_one_kernel_each_on_cuda(emulate):
     x = np.random.default_rng(0).standard_normal((16, 40)).astype(np.float32)
     t = bz.tensor(x, device="cuda")
@@ -407,8 +440,10 @@ def test_gpu_benchmark_runs_under_emulation():
     assert "host emulation" in r.stdout, r.stdout
     rows = [l.split() for l in r.stdout.splitlines()]
     braze = {row[0]: int(row[4]) for row in rows if len(row) > 4 and row[1] == "braze"}
+    # sum_all is two reductions (Note [Split reductions]); colsum, 8 rows at
+    # this scale, is too short to split.
     assert braze == {"gelu_256M": 1, "bias_relu_scale": 1, "softmax_rows": 1, "layernorm": 1, "colsum": 1,
-                     "transpose_add": 1, "colsum_of_T": 1, "matmul_f16": 1, "matmul_f32": 1, "conv2d_f16": 1}, r.stdout
+                     "sum_all": 2, "transpose_add": 1, "colsum_of_T": 1, "matmul_f16": 1, "matmul_f32": 1, "conv2d_f16": 1}, r.stdout
     # JAX shares the GPU with the others in this process instead of taking 75% of it first.
     assert "XLA_PYTHON_CLIENT_PREALLOCATE=false" in r.stdout, r.stdout
     replays = [l.split() for l in r.stdout.split("replayed program")[1].splitlines()[1:3]]
@@ -416,7 +451,7 @@ def test_gpu_benchmark_runs_under_emulation():
     assert int(replays[0][-1]) == 1 and int(replays[1][-1]) >= 5, r.stdout
     cold_warm = [row for row in rows if row and row[0] in braze and "ms" in row]
     # (Emulated kernels have no disk cache: only the driver's cubins do.)
-    assert len(cold_warm) == 7 and all(int(row[3]) > 0 for row in cold_warm), r.stdout
+    assert len(cold_warm) == 8 and all(int(row[3]) > 0 for row in cold_warm), r.stdout
 
 
 # --- on a real GPU -------------------------------------------------------------------
