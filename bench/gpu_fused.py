@@ -10,7 +10,8 @@ in two child processes sharing a fresh BRAZE_CACHE_DIR.
 Then the library calls beside PyTorch eager at the same shapes (matmul
 through cuBLASLt, conv2d through cuDNN; TF32 off on both sides), and the
 host time of a replayed program (a small program called in a loop with
-out=, the device's own work too short to matter).
+out=, the device's own work too short to matter), launched as one CUDA
+graph and step by step.
 
 Run on a machine with a GPU:
     PYTHONPATH=build/python .venv/bin/python bench/gpu_fused.py
@@ -255,7 +256,9 @@ def run_library_workloads(scale, emulated):
 def replay_overhead(emulated):
     """Host time of a replayed program: a one-kernel program and one of five
     chained softmaxes (a kernel or two each) on a small tensor, called in a loop with out= (nothing to compile,
-    plan or allocate), synchronized once at the end."""
+    plan or allocate), synchronized once at the end: as a CUDA graph (the
+    default, Note [Programs as CUDA graphs]) and step by step
+    (BRAZE_CUDA_GRAPHS=0, programs made again)."""
     x = bz.tensor(np.linspace(-1, 1, 4096, dtype=np.float32), device="cuda")
     programs = {
         "elementwise": lambda x: x * 2.0 + 1.0,
@@ -263,8 +266,8 @@ def replay_overhead(emulated):
                                                                              axis=-1), axis=0), axis=-1), axis=0),
     }
     calls = 20 if emulated else 2000
-    print(f"\n{'replayed program':16} {'us per call':>12} {'kernels':>8}")
-    for name, fn in programs.items():
+
+    def per_call(fn):
         step, _ = braze_step(fn, x)
         bz.reset_stats()
         step()
@@ -277,7 +280,20 @@ def replay_overhead(emulated):
                 step()
             braze_sync()
             best = min(best, (time.perf_counter() - t) / calls)
-        print(f"{name:16} {best * 1e6:12.1f} {kernels:8d}")
+        return best, kernels, bz.stats()["graphs_launched"]
+
+    print(f"\n{'replayed program':16} {'graph us':>9} {'steps us':>9} {'kernels':>8}")
+    for name, fn in programs.items():
+        graph, kernels, launched = per_call(fn)
+        os.environ["BRAZE_CUDA_GRAPHS"] = "0"
+        bz.clear_programs()
+        try:
+            steps, _, _ = per_call(fn)
+        finally:
+            del os.environ["BRAZE_CUDA_GRAPHS"]
+            bz.clear_programs()
+        assert launched > 0, f"{name}: no CUDA graph launched"
+        print(f"{name:16} {graph * 1e6:9.1f} {steps * 1e6:9.1f} {kernels:8d}")
 
 
 # --- compile and disk-cache times, in child processes ------------------------------

@@ -13,7 +13,11 @@ void release_cudnn_handle(cudnnHandle_t h) noexcept { cudnn().cudnnDestroy(h); }
 
 CudnnHandle::CudnnHandle(CUstream stream) {
   BRAZE_CUDNN(cudnnCreate, (&handle_), "creating a cuDNN handle");
-  BRAZE_CUDNN(cudnnSetStream, (handle_, stream), "binding the cuDNN handle to the device's stream");
+  bind(stream);
+}
+
+void CudnnHandle::bind(CUstream stream) {
+  BRAZE_CUDNN(cudnnSetStream, (handle_, stream), "binding the cuDNN handle to a stream of the device");
 }
 
 cudnnDataType_t cudnn_data_type(DType d) {

@@ -27,6 +27,8 @@ using CudnnConvolution = Owned<cudnnConvolutionDescriptor_t, release_cudnn_conv>
 class CudnnHandle : public Owned<cudnnHandle_t, release_cudnn_handle> {
  public:
   explicit CudnnHandle(CUstream stream);
+  // Enqueues the handle's work on `stream` from now on.
+  void bind(CUstream stream);
 };
 
 // The most workspace an algorithm may ask for (planned into the arena,

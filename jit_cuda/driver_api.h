@@ -22,7 +22,9 @@ namespace braze::cuda {
   X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD8) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) \
   X(cuMemsetD8Async) X(cuMemPoolCreate) X(cuMemPoolSetAttribute) X(cuMemPoolTrimTo) X(cuMemAllocFromPoolAsync) \
   X(cuMemFreeAsync) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuEventCreate)              \
-  X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
+  X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuStreamBeginCapture)        \
+  X(cuStreamEndCapture) X(cuStreamGetCaptureInfo) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch)                       \
+  X(cuGraphExecKernelNodeSetParams) X(cuGraphDestroy) X(cuGraphExecDestroy)
 
 // Note [Entry points at an older version]
 // cuGetProcAddress hands out the newest version of a call up to the API
@@ -34,7 +36,11 @@ namespace braze::cuda {
 // CUDA_ERROR_CONTEXT_IS_DESTROYED (a context read from a stray register).
 // Such calls are listed here with the API version whose signature cuda.h
 // declares for them, asked for at that version; driver_api.cpp
-// static_asserts that each has it.
+// static_asserts that each has it. A call cuda.h renames is asked for by
+// its new name: cuda.h's cuGraphInstantiate is cuGraphInstantiateWithFlags
+// (exec, graph, flags), but "cuGraphInstantiate" asked for at 13000 is
+// cuGraphInstantiate_v2(exec, graph, error node, log, log size), which the
+// first H200 run of a graph called with three arguments and crashed in.
 #define BRAZE_DRIVER_FUNCTIONS_AT(X) X(cuCtxSynchronize, 12000)
 
 struct DriverApi {

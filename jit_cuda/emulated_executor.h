@@ -55,11 +55,26 @@ class EmulatedExecutor final : public DeviceExecutor {
   void run_library(const DeviceLibraryCall& call, const std::function<const Array&(NodeId)>& buffer, Array& out,
                    void* workspace) override;
 
+  // Note [Programs as CUDA graphs], as a list: the launches captured (with
+  // copies of their parameters) run in order at each launch of the graph.
+  void begin_capture() override;
+  std::unique_ptr<DeviceGraph> end_capture() override;
+  void abort_capture() noexcept override;
+
+  struct Recorded {
+    const DeviceKernel* kernel;
+    std::vector<uint64_t> params;  // every parameter is 8 bytes (runtime/device_program.cpp)
+  };
+
  private:
   using Future = std::shared_future<std::shared_ptr<const DeviceKernel>>;
   std::mutex mutex_;
   std::unordered_map<std::string, Future> kernels_;  // by kernel key
   std::mutex launch_mutex_;
+  std::mutex capture_mutex_;
+  std::unique_lock<std::mutex> capture_lock_;  // held from begin_capture to end_capture
+  std::vector<Recorded> recorded_;
+  static thread_local const EmulatedExecutor* capturing_;
 };
 
 }  // namespace braze::cuda

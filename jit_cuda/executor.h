@@ -80,6 +80,33 @@ inline bool allow_tf32() {
   return v && std::string(v) == "1";
 }
 
+// Note [Programs as CUDA graphs]
+// A replayed program is a fixed sequence of kernel launches and library
+// calls: launched one by one, each costs the host a few microseconds in
+// braze and the driver, which for a program of small kernels is longer
+// than the GPU's work. So a device program runs as one CUDA graph
+// (runtime/device_graph.h says when): its first run records every launch
+// and library call on the executor's stream into a graph (stream capture:
+// begin_capture .. end_capture, the kernel launches numbered in order),
+// which is instantiated and launched whole. A later run whose inputs,
+// outputs, arena and scalar values are the addresses and values of the
+// last one launches the graph again and nothing else (cuGraphLaunch); one
+// where they changed goes through the steps, and each kernel whose
+// parameters differ has its node's parameters set anew
+// (cuGraphExecKernelNodeSetParams, set_params) before the launch; a library
+// call cannot be patched (its kernels are cuBLASLt's), so a change of its
+// addresses records the graph again. Memory is never allocated while
+// capturing: a graphed run takes its outputs before its steps.
+class DeviceGraph {
+ public:
+  virtual ~DeviceGraph() = default;
+  // Kernel launch `node` (the node-th recorded, from 0) takes `params`
+  // (launch()'s form) in the launches after this call.
+  virtual void set_params(size_t node, const DeviceKernel& kernel, void** params) = 0;
+  // Enqueues the whole graph once on the executor's stream.
+  virtual void launch() = 0;
+};
+
 // Note [Device executors]
 // Device addresses are `void*` (a CUdeviceptr fits; emulated memory is host
 // memory), owned by the Arrays that hold them (device_block below). All of
@@ -132,6 +159,14 @@ class DeviceExecutor {
   // is the dense result; `workspace` holds call.workspace_bytes.
   virtual void run_library(const DeviceLibraryCall& call, const std::function<const Array&(NodeId)>& buffer,
                            Array& out, void* workspace) = 0;
+
+  // Note [Programs as CUDA graphs]: from begin_capture to end_capture,
+  // launch() and run_library() record into a graph instead of running;
+  // launches of no work (CudaLaunch::work 0) record nothing. After a
+  // failure in between, abort_capture ends the capture and drops it.
+  virtual void begin_capture() = 0;
+  virtual std::unique_ptr<DeviceGraph> end_capture() = 0;
+  virtual void abort_capture() noexcept = 0;
 };
 
 // The deleter of device memory: it keeps the executor that made the memory

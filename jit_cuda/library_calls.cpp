@@ -108,28 +108,41 @@ PreparedLibraryCall LibraryCalls::prepare(const Graph& g, const FusedGroup& grou
 }
 
 void LibraryCalls::run(const DeviceLibraryCall& call, const std::function<const Array&(NodeId)>& buffer, Array& out,
-                       void* workspace) {
+                       void* workspace, CUstream stream) {
   BRAZE_ASSERT(call.workspace_bytes == 0 || workspace, "a library call without its workspace");
   std::lock_guard lock(mutex_);
   if (const auto* m = dynamic_cast<const MatmulCall*>(&call)) {
     const MatmulPlan& p = m->plan;
-    if (p.zero_fill) return fill_zeros(out, stream_);
+    if (p.zero_fill) return fill_zeros(out, stream);
     if (!m->lt) return;
     LtOperands in{address(buffer, p.a_base), address(buffer, p.b_base),
                   p.has_c ? address(buffer, p.c_base) : nullptr,
                   has_bias(p.epilogue) ? address(buffer, p.bias_base) : nullptr,
                   out.data.get()};
-    m->lt->run(lt_handle(), p, in, alpha_now(p.scale, buffer), workspace, stream_);
+    m->lt->run(lt_handle(), p, in, alpha_now(p.scale, buffer), workspace, stream);
     return;
   }
   const auto& c = dynamic_cast<const ConvCall&>(call);
   const ConvPlan& p = c.plan;
-  if (p.zero_fill) return fill_zeros(out, stream_);
+  if (p.zero_fill) return fill_zeros(out, stream);
   if (!c.conv) return;
   const size_t item = itemsize(p.dtype);
-  c.conv->run(dnn_handle(), p, address(buffer, p.x_base) + p.x_offset * static_cast<int64_t>(item),
-              address(buffer, p.w_base) + p.w_offset * static_cast<int64_t>(item), out.data.get(),
-              alpha_now(p.scale, buffer), workspace);
+  cudnnHandle_t h = dnn_handle();
+  auto convolve = [&] {
+    c.conv->run(h, p, address(buffer, p.x_base) + p.x_offset * static_cast<int64_t>(item),
+                address(buffer, p.w_base) + p.w_offset * static_cast<int64_t>(item), out.data.get(),
+                alpha_now(p.scale, buffer), workspace);
+  };
+  if (stream == stream_) return convolve();
+  // The handle is bound to the device's stream; a capture borrows it.
+  dnn_->bind(stream);
+  try {
+    convolve();
+  } catch (...) {
+    dnn_->bind(stream_);
+    throw;
+  }
+  dnn_->bind(stream_);
 }
 
 }  // namespace braze::cuda

@@ -30,8 +30,10 @@ class LibraryCalls {
   explicit LibraryCalls(CUstream stream) : stream_(stream) {}
 
   PreparedLibraryCall prepare(const Graph& g, const FusedGroup& group, const LibraryOptions& o);
+  // Enqueues the call on `stream` (the device's, or the one a graph is
+  // captured on: Note [Programs as CUDA graphs]).
   void run(const DeviceLibraryCall& call, const std::function<const Array&(NodeId)>& buffer, Array& out,
-           void* workspace);
+           void* workspace, CUstream stream);
 
  private:
   cublasLtHandle_t lt_handle();

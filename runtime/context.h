@@ -25,6 +25,9 @@ namespace braze {
   X(kernels_compiled)     \
   X(codegen_ns)           \
   X(kernels_interpreted)  \
+  X(graphs_captured)      \
+  X(graphs_launched)      \
+  X(graph_nodes_updated)  \
   X(library_primitives_created) \
   X(library_calls_reference) \
   X(cache_hits_memory)    \

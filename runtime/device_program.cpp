@@ -1,11 +1,18 @@
 #include "runtime/device_program.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "graph/check.h"
 #include "runtime/context.h"
 
 namespace braze {
+
+bool cuda_graphs_enabled() {
+  const char* v = std::getenv("BRAZE_CUDA_GRAPHS");
+  return !v || std::string_view(v) != "0";
+}
 
 memplan::PlanOptions device_plan_options() {
   memplan::PlanOptions o;
@@ -58,40 +65,40 @@ void read_scalar(const Array& a, KernelArg& arg) {
   arg.integer[0] = load_int(a.dtype, host, 0);
 }
 
-void launch_device_kernel(cuda::DeviceExecutor& ex, const cuda::DeviceKernel& kernel, const KernelSpec& spec,
-                          std::span<const KernelArg> args, std::span<std::byte* const> outs) {
-  // Parameter values, then a pointer to each (cuLaunchKernel's form), in
-  // the order of CudaKernelSource: per input a pointer, a value, or start
-  // and step; then the outputs. A double, a long long and a pointer are
-  // each 8 bytes: one slot type holds them all.
-  union Slot {
-    const void* pointer;
-    double real;
-    long long integer;
-  };
-  std::vector<Slot> slots;
+std::vector<uint64_t> kernel_parameters(const cuda::DeviceKernel& kernel, const KernelSpec& spec,
+                                        std::span<const KernelArg> args, std::span<std::byte* const> outs) {
+  // A double, a long long and a pointer are each 8 bytes: one slot type
+  // holds them all.
+  std::vector<uint64_t> slots;
   slots.reserve(2 * spec.inputs.size() + outs.size());
+  auto push = [&](const auto& v) {
+    static_assert(sizeof v == sizeof(uint64_t));
+    uint64_t slot = 0;
+    std::memcpy(&slot, &v, sizeof slot);
+    slots.push_back(slot);
+  };
   for (size_t i = 0; i < spec.inputs.size(); ++i) {
     const KernelInput& in = spec.inputs[i];
-    bool real = is_float(in.dtype);
-    int values = in.kind == KernelInput::Kind::Arange ? 2 : 1;
     if (in.kind == KernelInput::Kind::Buffer) {
-      slots.push_back({.pointer = args[i].data});
+      push(args[i].data);
       continue;
     }
+    const int values = in.kind == KernelInput::Kind::Arange ? 2 : 1;
     for (int j = 0; j < values; ++j) {
-      Slot v;
-      if (real) v.real = args[i].real[j];
-      else v.integer = args[i].integer[j];
-      slots.push_back(v);
+      if (is_float(in.dtype)) push(args[i].real[j]);
+      else push(static_cast<long long>(args[i].integer[j]));
     }
   }
-  for (std::byte* o : outs) slots.push_back({.pointer = o});
+  for (std::byte* o : outs) push(o);
   BRAZE_ASSERT(slots.size() == kernel.source.param_types.size(), kernel.source.name, " takes ",
                kernel.source.param_types.size(), " parameters, ", slots.size(), " bound");
-  std::vector<void*> params(slots.size());
-  for (size_t i = 0; i < slots.size(); ++i) params[i] = &slots[i];
-  ex.launch(kernel, params.data());
+  return slots;
+}
+
+std::vector<void*> parameter_pointers(std::vector<uint64_t>& values) {
+  std::vector<void*> pointers(values.size());
+  for (size_t i = 0; i < values.size(); ++i) pointers[i] = &values[i];
+  return pointers;
 }
 
 }  // namespace braze

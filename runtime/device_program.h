@@ -46,9 +46,12 @@ cuda::PreparedLibraryCall prepare_device_library(cuda::DeviceExecutor& ex, const
 // A 0-d array's value as a kernel's by-value argument, wherever it lives.
 void read_scalar(const Array& a, KernelArg& arg);
 
-// Launches `kernel` for `spec`: `args` per spec input (device addresses for
-// buffers), `outs` per spec output.
-void launch_device_kernel(cuda::DeviceExecutor& ex, const cuda::DeviceKernel& kernel, const KernelSpec& spec,
-                          std::span<const KernelArg> args, std::span<std::byte* const> outs);
+// The parameter values of `kernel` for `spec`, 8 bytes each, in the order
+// of CudaKernelSource: per input a pointer (device addresses for buffers),
+// a value, or start and step; then per output a pointer.
+std::vector<uint64_t> kernel_parameters(const cuda::DeviceKernel& kernel, const KernelSpec& spec,
+                                        std::span<const KernelArg> args, std::span<std::byte* const> outs);
+// A pointer to each (cuLaunchKernel's form).
+std::vector<void*> parameter_pointers(std::vector<uint64_t>& values);
 
 }  // namespace braze

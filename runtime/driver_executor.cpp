@@ -34,6 +34,51 @@ struct DriverKernel final : DeviceKernel {
   CUfunction function = nullptr;
 };
 
+// The loops are grid-stride: more blocks than the grid's x limit is never
+// needed, and a few waves over the SMs saturate the device.
+unsigned grid_of(const cuda::CudaLaunch& shape) { return static_cast<unsigned>(shape.blocks(int64_t{1} << 20)); }
+
+// Note [Programs as CUDA graphs]: an instantiated graph, its kernel nodes
+// in the order they were captured, and the stream and context it runs on.
+class DriverGraph final : public cuda::DeviceGraph {
+ public:
+  DriverGraph(CUgraph graph, CUgraphExec exec, std::vector<CUgraphNode> nodes, const cuda::Context& context,
+              CUstream stream)
+      : graph_(graph), exec_(exec), nodes_(std::move(nodes)), context_(context), stream_(stream) {}
+  ~DriverGraph() override {
+    const cuda::DriverApi& d = cuda::driver();
+    if (d.cuCtxSetCurrent(context_.get()) != CUDA_SUCCESS) return;
+    d.cuGraphExecDestroy(exec_);
+    d.cuGraphDestroy(graph_);
+  }
+
+  void set_params(size_t node, const DeviceKernel& kernel, void** params) override {
+    const auto& k = static_cast<const DriverKernel&>(kernel);
+    BRAZE_ASSERT(node < nodes_.size(), "kernel node ", node, " of a graph of ", nodes_.size());
+    CUDA_KERNEL_NODE_PARAMS p{};
+    p.func = k.function;
+    p.gridDimX = grid_of(k.source.launch);
+    p.gridDimY = p.gridDimZ = 1;
+    p.blockDimX = static_cast<unsigned>(k.source.launch.threads);
+    p.blockDimY = p.blockDimZ = 1;
+    p.kernelParams = params;
+    context_.make_current();
+    BRAZE_CU(cuGraphExecKernelNodeSetParams, (exec_, nodes_[node], &p), "updating " + k.source.name + "'s graph node");
+  }
+
+  void launch() override {
+    context_.make_current();
+    BRAZE_CU(cuGraphLaunch, (exec_, stream_), "launching a program's CUDA graph");
+  }
+
+ private:
+  CUgraph graph_;
+  CUgraphExec exec_;
+  std::vector<CUgraphNode> nodes_;
+  const cuda::Context& context_;
+  CUstream stream_;
+};
+
 // Note [Stream-ordered device memory]
 // The driver executor allocates from a memory pool of its own
 // (cuMemPoolCreate) on its stream (cuMemAllocFromPoolAsync) and frees into
@@ -104,20 +149,24 @@ class DriverExecutor final : public DeviceExecutor {
     }
   }
   void copy_to_device(void* dst, const void* host, size_t bytes) override {
+    not_capturing("a copy to the device");
     context_.make_current();
     if (bytes) BRAZE_CU(cuMemcpyHtoDAsync, (dptr(dst), host, bytes, stream_.get()), "copying to the device");
   }
   void copy_to_host(void* host, const void* src, size_t bytes) override {
+    not_capturing("a copy from the device");
     context_.make_current();
     if (!bytes) return;
     BRAZE_CU(cuMemcpyDtoHAsync, (host, dptr(src), bytes, stream_.get()), "copying from the device");
     stream_.synchronize();  // the caller reads `host` next
   }
   void copy_on_device(void* dst, const void* src, size_t bytes) override {
+    not_capturing("a copy on the device");
     context_.make_current();
     if (bytes) BRAZE_CU(cuMemcpyDtoDAsync, (dptr(dst), dptr(src), bytes, stream_.get()), "copying on the device");
   }
   void fill(void* dst, uint8_t byte, size_t bytes) override {
+    not_capturing("a fill");
     context_.make_current();
     if (bytes) BRAZE_CU(cuMemsetD8Async, (dptr(dst), byte, bytes, stream_.get()), "filling device memory");
   }
@@ -141,12 +190,18 @@ class DriverExecutor final : public DeviceExecutor {
     const cuda::CudaLaunch& shape = k.source.launch;
     if (shape.work == 0) return;
     context_.make_current();
-    // The loops are grid-stride: more blocks than the grid's x limit is
-    // never needed, and a few waves over the SMs saturate the device.
-    auto blocks = static_cast<unsigned>(shape.blocks(int64_t{1} << 20));
     BRAZE_CU(cuLaunchKernel,
-             (k.function, blocks, 1, 1, static_cast<unsigned>(shape.threads), 1, 1, 0, stream_.get(), params, nullptr),
+             (k.function, grid_of(shape), 1, 1, static_cast<unsigned>(shape.threads), 1, 1, 0, stream(), params, nullptr),
              "launching " + k.source.name);
+    if (capturing_ != this) return;
+    // The node just captured: the one the capture's next node depends on.
+    CUstreamCaptureStatus status{};
+    const CUgraphNode* last = nullptr;
+    size_t n = 0;
+    BRAZE_CU(cuStreamGetCaptureInfo, (capture_stream_.get(), &status, nullptr, nullptr, &last, nullptr, &n),
+             "finding the graph node of " + k.source.name);
+    BRAZE_ASSERT(status == CU_STREAM_CAPTURE_STATUS_ACTIVE && n == 1, "a capture lost its kernel node");
+    nodes_.push_back(last[0]);
   }
 
   void synchronize() override {
@@ -169,10 +224,53 @@ class DriverExecutor final : public DeviceExecutor {
   void run_library(const cuda::DeviceLibraryCall& call, const std::function<const Array&(NodeId)>& buffer, Array& out,
                    void* workspace) override {
     context_.make_current();
-    libraries_.run(call, buffer, out, workspace);
+    libraries_.run(call, buffer, out, workspace, stream());
+  }
+
+  // Note [Programs as CUDA graphs]. The capture goes to a stream of its
+  // own, so that other threads' work on the device's stream meanwhile runs
+  // and is not captured; one capture at a time.
+  void begin_capture() override {
+    std::unique_lock lock(capture_mutex_);
+    context_.make_current();
+    BRAZE_CU(cuStreamBeginCapture, (capture_stream_.get(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+             "capturing a program as a CUDA graph");
+    capturing_ = this;
+    nodes_.clear();
+    capture_lock_ = std::move(lock);
+  }
+  std::unique_ptr<cuda::DeviceGraph> end_capture() override {
+    BRAZE_ASSERT(capturing_ == this, "end_capture without begin_capture on this thread");
+    std::unique_lock lock = std::move(capture_lock_);
+    capturing_ = nullptr;
+    context_.make_current();
+    CUgraph graph = nullptr;
+    BRAZE_CU(cuStreamEndCapture, (capture_stream_.get(), &graph), "capturing a program as a CUDA graph");
+    CUgraphExec exec = nullptr;
+    if (CUresult r = cuda::driver().cuGraphInstantiateWithFlags(&exec, graph, 0); r != CUDA_SUCCESS) {
+      cuda::driver().cuGraphDestroy(graph);
+      cuda::check_driver(r, "cuGraphInstantiateWithFlags", "instantiating a program's CUDA graph");
+    }
+    return std::make_unique<DriverGraph>(graph, exec, std::move(nodes_), context_, stream_.get());
+  }
+  void abort_capture() noexcept override {
+    if (capturing_ != this) return;
+    std::unique_lock lock = std::move(capture_lock_);
+    capturing_ = nullptr;
+    const cuda::DriverApi& d = cuda::driver();
+    if (d.cuCtxSetCurrent(context_.get()) != CUDA_SUCCESS) return;
+    CUgraph graph = nullptr;
+    d.cuStreamEndCapture(capture_stream_.get(), &graph);
+    if (graph) d.cuGraphDestroy(graph);
   }
 
  private:
+  // Where this thread's work goes: the capture's stream while it captures.
+  CUstream stream() const { return capturing_ == this ? capture_stream_.get() : stream_.get(); }
+  void not_capturing(const char* what) const {
+    BRAZE_ASSERT(capturing_ != this, what, " while capturing a graph: it would run now, not in the graph");
+  }
+
   // The loaded function of a cubin, once per kernel (a module per kernel).
   std::shared_ptr<const DeviceKernel> function(const Cubin& cubin) {
     std::lock_guard lock(mutex_);
@@ -191,6 +289,11 @@ class DriverExecutor final : public DeviceExecutor {
   // Everything this executor does goes to its own stream, in order (Note
   // [Device executors]); made after the context, which it needs current.
   cuda::Stream stream_;
+  cuda::Stream capture_stream_;  // Note [Programs as CUDA graphs]
+  std::mutex capture_mutex_;
+  std::unique_lock<std::mutex> capture_lock_;  // held from begin_capture to end_capture
+  std::vector<CUgraphNode> nodes_;             // the kernel nodes captured so far
+  static thread_local const DriverExecutor* capturing_;
   CUmemoryPool pool_ = nullptr;  // Note [Stream-ordered device memory]; null: cuMemAlloc
   cuda::LibraryCalls libraries_;  // Note [CUDA library calls]
   std::mutex mutex_;
@@ -203,6 +306,8 @@ class DriverExecutor final : public DeviceExecutor {
   // synchronization of the device.
   std::unordered_map<std::string, std::shared_ptr<const DeviceKernel>> loaded_;
 };
+
+thread_local const DriverExecutor* DriverExecutor::capturing_ = nullptr;
 
 }  // namespace
 

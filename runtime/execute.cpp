@@ -9,6 +9,7 @@
 #include "fusion/library_group.h"
 #include "fusion/spec_interpreter.h"
 #include "graph/check.h"
+#include "graph/log.h"
 #include "graph/reference.h"
 #include "jit_cpu/dnn.h"
 #include "jit_cpu/kernel_cache.h"
@@ -46,6 +47,18 @@ int64_t workspace_need(const Graph& g, const FusedGroup& group, const dnn::Prepa
   return packed_in_workspace(r, keeps_packed(g, group, r)) + r.scratch_bytes;
 }
 
+// Note [When a program is a graph]: every library step is a device call,
+// none scaled by a 0-d value the program computes.
+bool steps_can_be_captured(const Schedule& s, const Prepared& p) {
+  for (size_t k = 0; k < s.steps.size(); ++k) {
+    if (s.steps[k].group.kind != FusedGroup::Kind::Library) continue;
+    if (!p.device_library[k]) return false;
+    for (NodeId b : library_reads(s.graph, s.steps[k].group))
+      if (s.graph[b].shape().empty() && s.graph[b].op != Op::Input) return false;
+  }
+  return true;
+}
+
 class Executor {
  public:
   Executor(const Schedule& s, Prepared& p, const ArrayAllocator& allocate, std::span<const Array> out,
@@ -67,25 +80,9 @@ class Executor {
     bind_out();
     if (p_.memory.poison && p_.arena.data) poison(0, p_.plan.arena_bytes);
     if (step_ns_) step_ns_->clear();
-    for (size_t k = 0; k < s_.steps.size(); ++k) {
-      const Step& step = s_.steps[k];
-      auto start = std::chrono::steady_clock::now();
-      if (step.group.kind == FusedGroup::Kind::Library) {
-        if (p_.device_library[k]) device_library_call(k, step.group);
-        else library_call(k, step.group, p_.library[k]);
-      } else if (p_.device) {
-        device_kernel(step, k);
-      } else {
-        kernel(step, p_.kernels[k].get());
-      }
-      if (step_ns_ && p_.device) p_.device->synchronize();  // a launch returns before the kernel ends
-      if (step_ns_)
-        step_ns_->push_back(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
-      Runtime::get().stats().kernels_launched.fetch_add(1, std::memory_order_relaxed);
-      if (p_.memory.poison && !p_.dying.empty())
-        for (const memplan::Placement& b : p_.dying[k]) poison(b.offset, b.bytes);
-    }
+    if (std::vector<uint64_t> signature; graphed(signature)) run_graph(std::move(signature));
+    else run_steps();
+    Runtime::get().stats().kernels_launched.fetch_add(static_cast<int64_t>(s_.steps.size()), std::memory_order_relaxed);
     std::vector<Array> result;
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       const Array& a = buffers_[g.outputs[i]];
@@ -101,6 +98,109 @@ class Executor {
   }
 
  private:
+  void run_steps() {
+    for (size_t k = 0; k < s_.steps.size(); ++k) {
+      const Step& step = s_.steps[k];
+      auto start = std::chrono::steady_clock::now();
+      if (step.group.kind == FusedGroup::Kind::Library) {
+        if (p_.device_library[k]) device_library_call(k, step.group);
+        else library_call(k, step.group, p_.library[k]);
+      } else if (p_.device) {
+        device_kernel(step, k);
+      } else {
+        kernel(step, p_.kernels[k].get());
+      }
+      if (step_ns_ && p_.device) p_.device->synchronize();  // a launch returns before the kernel ends
+      if (step_ns_)
+        step_ns_->push_back(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+      if (p_.memory.poison && !p_.dying.empty())
+        for (const memplan::Placement& b : p_.dying[k]) poison(b.offset, b.bytes);
+    }
+  }
+
+  // Note [When a program is a graph]: whether this run is one, and then
+  // its signature; a graphed run takes its outputs before its steps
+  // (nothing is allocated while capturing).
+  bool graphed(std::vector<uint64_t>& signature) {
+    DeviceGraphState& gs = p_.device_graph;
+    if (!p_.device || !gs.possible || gs.failed || step_ns_ || p_.memory.poison || !p_.memory.arena || gs.runs++ == 0)
+      return false;
+    const Graph& g = s_.graph;
+    auto bits = [](const Array& a) {
+      uint64_t v = 0;
+      std::memcpy(&v, a.data.get(), std::min(sizeof v, static_cast<size_t>(a.bytes())));
+      return v;
+    };
+    for (NodeId id : g.inputs()) {
+      const Array& a = buffers_[id];
+      signature.push_back(reinterpret_cast<uintptr_t>(a.data.get()));
+      if (!a.shape.empty()) continue;
+      if (!a.device.is_cpu()) return false;  // read on the host at each run: not in a graph
+      signature.push_back(bits(a));
+    }
+    if (out_.empty()) {  // fresh outputs, taken now
+      out_of_.assign(g.size(), -1);
+      for (size_t i = 0; i < g.outputs.size(); ++i) {
+        NodeId o = g.outputs[i];
+        if (out_of_[o] < 0) out_of_[o] = static_cast<int64_t>(i);
+        target_.push_back(out_of_[o] == static_cast<int64_t>(i) ? allocate_(g[o].dtype, g[o].shape())
+                                                                : target_[out_of_[o]]);
+      }
+    }
+    for (const Array& t : target_) signature.push_back(reinterpret_cast<uintptr_t>(t.data.get()));
+    signature.push_back(reinterpret_cast<uintptr_t>(p_.arena.data.get()));
+    return true;
+  }
+
+  // Note [Programs as CUDA graphs]: launches the graph as it is when the
+  // signature is the last one's; else goes through the steps patching its
+  // kernel nodes, or capturing it (first, or after a library call's
+  // addresses changed), then launches it. A capture that fails leaves the
+  // program step by step (a real error is raised again by the steps).
+  void run_graph(std::vector<uint64_t> signature) {
+    DeviceGraphState& gs = p_.device_graph;
+    Stats& stats = Runtime::get().stats();
+    const Graph& g = s_.graph;
+    if (gs.graph && signature == gs.signature) {
+      for (size_t i = 0; i < g.outputs.size(); ++i) buffers_[g.outputs[i]] = target_[out_of_[g.outputs[i]]];
+      gs.graph->launch();
+      stats.graphs_launched.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    try {
+      if (gs.graph) {
+        graph_ = GraphMode::Patch;
+        run_steps();
+        if (recapture_) gs.graph.reset();
+      }
+      if (!gs.graph) {
+        graph_ = GraphMode::Capture;
+        gs.node.assign(s_.steps.size(), -1);
+        gs.params.assign(s_.steps.size(), {});
+        gs.library.assign(s_.steps.size(), {});
+        next_node_ = 0;
+        p_.device->begin_capture();
+        run_steps();
+        gs.graph = p_.device->end_capture();
+        stats.graphs_captured.fetch_add(1, std::memory_order_relaxed);
+      }
+    } catch (const std::exception& e) {
+      p_.device->abort_capture();
+      gs.graph.reset();
+      gs.failed = true;
+      graph_ = GraphMode::Off;
+      BRAZE_LOG(Info, "a program runs step by step from now on: capturing its CUDA graph failed: ",
+                e.what());
+      run_steps();
+      return;
+    }
+    graph_ = GraphMode::Off;
+    gs.signature = std::move(signature);
+    gs.graph->launch();
+    stats.graphs_launched.fetch_add(1, std::memory_order_relaxed);
+  }
+
   // Where each graph output is written when the caller gives the arrays.
   void bind_out() {
     if (out_.empty()) return;
@@ -156,9 +256,26 @@ class Executor {
     interpret_spec(step.spec, args_, outs_);
   }
 
+  // A kernel step on a device: launched, captured (its node and parameter
+  // values remembered) or, in a graph, its node's parameters set anew where
+  // they changed (Note [Programs as CUDA graphs]).
   void device_kernel(const Step& step, size_t k) {
     bind_arguments(step);
-    launch_device_kernel(*p_.device, *p_.device_kernels[k], step.spec, args_, outs_);
+    const cuda::DeviceKernel& kernel = *p_.device_kernels[k];
+    std::vector<uint64_t> params = kernel_parameters(kernel, step.spec, args_, outs_);
+    std::vector<void*> pointers = parameter_pointers(params);
+    DeviceGraphState& gs = p_.device_graph;
+    if (graph_ == GraphMode::Patch) {
+      if (gs.node[k] < 0 || params == gs.params[k]) return;
+      gs.graph->set_params(static_cast<size_t>(gs.node[k]), kernel, pointers.data());
+      gs.params[k] = std::move(params);
+      Runtime::get().stats().graph_nodes_updated.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    p_.device->launch(kernel, pointers.data());
+    if (graph_ != GraphMode::Capture) return;
+    if (kernel.source.launch.work > 0) gs.node[k] = next_node_++;
+    gs.params[k] = std::move(params);
   }
 
   // args_ and outs_ for a kernel step: its inputs' buffers and scalars, and
@@ -217,9 +334,30 @@ class Executor {
 
   // A matmul/conv2d with its epilogue on a CUDA device: cuBLASLt or cuDNN
   // (Note [CUDA library calls]), prepared once in prepare().
+  // In a graph, a call whose addresses or scale changed is captured again
+  // (Note [Programs as CUDA graphs]).
   void device_library_call(size_t k, const FusedGroup& group) {
     NodeId o = group.outputs[0];
     Array out = allocate(s_.graph[o].dtype, s_.graph[o].shape(), o);
+    if (graph_ != GraphMode::Off) {
+      std::vector<uint64_t> key{reinterpret_cast<uintptr_t>(out.data.get()), reinterpret_cast<uintptr_t>(workspace(k))};
+      for (NodeId b : library_reads(s_.graph, group)) {
+        const Array& a = buffers_.at(b);
+        key.push_back(reinterpret_cast<uintptr_t>(a.data.get()));
+        if (a.shape.empty() && a.device.is_cpu()) {  // a scale read as the call is made
+          uint64_t v = 0;
+          std::memcpy(&v, a.data.get(), static_cast<size_t>(a.bytes()));
+          key.push_back(v);
+        }
+      }
+      std::vector<uint64_t>& captured = p_.device_graph.library[k];
+      if (graph_ == GraphMode::Patch) {
+        recapture_ = recapture_ || key != captured;
+        buffers_[o] = std::move(out);
+        return;
+      }
+      captured = std::move(key);
+    }
     p_.device->run_library(*p_.device_library[k], [&](NodeId b) -> const Array& { return buffers_.at(b); }, out,
                            workspace(k));
     buffers_[o] = std::move(out);
@@ -278,6 +416,11 @@ class Executor {
   std::vector<Array> target_;      // per output: where it is written
   std::vector<KernelArg> args_;
   std::vector<std::byte*> outs_;
+  // Note [Programs as CUDA graphs]: what the steps do with a device's work.
+  enum class GraphMode { Off, Capture, Patch };
+  GraphMode graph_ = GraphMode::Off;
+  bool recapture_ = false;  // Patch: a library call's addresses changed
+  int64_t next_node_ = 0;   // Capture: the node the next kernel launch becomes
 };
 
 // Places the intermediates in one arena (memplan/) and lays out what
@@ -440,6 +583,7 @@ Prepared prepare(const Schedule& s, KernelMode mode, MemoryOptions memory, const
   p.workspace_offset.assign(s.steps.size(), -1);
   if (memory.arena) plan_arena(s, p, allocate);
   allocate_workspaces(s, p, allocate);
+  p.device_graph.possible = p.device && cuda_graphs_enabled() && steps_can_be_captured(s, p);
   return p;
 }
 

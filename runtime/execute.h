@@ -11,12 +11,7 @@
 #include "jit_cpu/dnn.h"
 #include "jit_cpu/kernel.h"
 #include "memplan/plan.h"
-
-namespace braze::cuda {
-class DeviceExecutor;
-struct DeviceKernel;
-struct DeviceLibraryCall;
-}  // namespace braze::cuda
+#include "runtime/device_graph.h"  // and jit_cuda/executor.h, header-only: every build
 
 namespace braze {
 
@@ -100,6 +95,9 @@ struct Prepared {
     uint64_t version = 0;
   };
   std::vector<KeptPacked> kept;
+  // On a CUDA device: the program as one graph (Note [When a program is a
+  // graph]); last, so it goes before the kernels and executor it uses.
+  DeviceGraphState device_graph;
 };
 
 // Fills each library step's Step::workspace_bytes from its oneDNN

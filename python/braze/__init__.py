@@ -55,6 +55,8 @@ from . import _numpy_protocols
 from . import autodiff
 from . import optim  # noqa: E402 (bz.optim)
 from . import random  # noqa: E402 (bz.random)
+from . import quant  # noqa: E402 (bz.quant)
+from .quant import quantize, dequantize  # noqa: F401
 from .autodiff import grad, value_and_grad, vjp, no_grad, enable_grad, is_grad_enabled  # noqa: F401
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.

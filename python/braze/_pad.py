@@ -70,25 +70,6 @@ def _along(t, axis, start, stop, step=1):
     return t[tuple(items)]
 
 
-def _place(pieces, axis):
-    """The pieces side by side along `axis`, lazily: each padded with zeros
-    to the whole length (a view), the one whose range holds the index
-    chosen by a select."""
-    total = sum(p.shape[axis] for p in pieces)
-    result, at = None, 0
-    for p in pieces:
-        n = p.shape[axis]
-        if n == 0:
-            continue
-        before = [0] * p.ndim
-        after = [0] * p.ndim
-        before[axis], after[axis] = at, total - at - n
-        placed = _core._pad(p, before, after)
-        result = placed if result is None else _core.where(_index(placed, axis) < at, result, placed)
-        at += n
-    return result
-
-
 def _broadcast_along(t, axis, start, length):
     """t's slice [start, start + 1) along `axis`, repeated `length` times."""
     shape = list(t.shape)
@@ -176,7 +157,7 @@ def _mirror(t, axis, before, after, symmetric):
         b, a = min(before, room), min(after, room)
         pieces = [_along(_along(t, axis, edge, edge + b), axis, None, None, -1) if b else None, t,
                   _along(_along(t, axis, n - edge - a, n - edge), axis, None, None, -1) if a else None]
-        t = _place([p for p in pieces if p is not None], axis)
+        t = _bz().concatenate([p for p in pieces if p is not None], axis=axis)  # lazy: Note [Lazy concatenation]
         before, after = before - b, after - a
     return t
 

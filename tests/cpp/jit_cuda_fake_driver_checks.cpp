@@ -104,6 +104,65 @@ TEST(FakeDriver, ProgramsRunOnBrazesOwnStream) {
     EXPECT_TRUE(lines_with(t, sync_call).empty()) << sync_call << "\n" << t;
 }
 
+// The lines of `text` that start with `what` (work that ran, not captured).
+std::vector<std::string> lines_starting(const std::string& text, const std::string& what) {
+  std::vector<std::string> out;
+  for (const std::string& line : lines_with(text, what))
+    if (line.rfind(what, 0) == 0) out.push_back(line);
+  return out;
+}
+
+// "stream=0x..." of a trace line.
+std::string stream_of(const std::string& line) {
+  size_t at = line.find("stream=");
+  return at == std::string::npos ? "" : line.substr(at, line.find(' ', at) - at);
+}
+
+// Note [Programs as CUDA graphs]: a program's first run launches its
+// kernels; the second captures them on a stream of their own and launches
+// the graph on braze's stream; a third, whose output is new memory, sets
+// the parameters of the node that writes it and launches the graph again.
+TEST(FakeDriver, ReplaysAreOneGraphLaunchPatchedWhereAddressesChange) {
+  Tensor x = to(from_vector<float>(std::vector<float>(64 * 100, 1.0f), {64, 100}), kCuda);
+  auto run = [&] {
+    Tensor y = softmax(softmax(x * 2.0f, 0), -1);
+    realize({y});
+    return y;
+  };
+  clear_trace();
+  Tensor first = run();
+  std::string t = trace();
+  std::vector<std::string> launches = lines_starting(t, "cuLaunchKernel");
+  ASSERT_GE(launches.size(), 2u) << t;
+  const std::string stream = stream_of(launches[0]);
+  EXPECT_TRUE(lines_with(t, "Capture").empty()) << "a program run once is not captured\n" << t;
+
+  clear_trace();
+  Stats& stats = Runtime::get().stats();
+  const int64_t captured = stats.graphs_captured, launched = stats.graphs_launched;
+  Tensor second = run();
+  t = trace();
+  std::vector<std::string> begin = lines_with(t, "cuStreamBeginCapture");
+  ASSERT_EQ(begin.size(), 1u) << t;
+  EXPECT_NE(stream_of(begin[0]), stream) << "captured on braze's own stream\n" << t;
+  EXPECT_EQ(lines_with(t, "captured cuLaunchKernel").size(), launches.size()) << t;
+  EXPECT_TRUE(lines_starting(t, "cuLaunchKernel").empty()) << t;
+  EXPECT_EQ(lines_with(t, "cuGraphInstantiateWithFlags nodes=" + std::to_string(launches.size())).size(), 1u) << t;
+  std::vector<std::string> graph_launches = lines_with(t, "cuGraphLaunch");
+  ASSERT_EQ(graph_launches.size(), 1u) << t;
+  EXPECT_EQ(stream_of(graph_launches[0]), stream) << t;
+  EXPECT_EQ(stats.graphs_captured - captured, 1);
+  EXPECT_EQ(stats.graphs_launched - launched, 1);
+
+  clear_trace();
+  Tensor third = run();  // its output is other memory than the second's
+  t = trace();
+  EXPECT_TRUE(lines_with(t, "Capture").empty()) << t;
+  EXPECT_TRUE(lines_starting(t, "cuLaunchKernel").empty()) << t;
+  EXPECT_EQ(lines_with(t, "cuGraphExecKernelNodeSetParams").size(), 1u) << "only the node writing the output\n" << t;
+  EXPECT_EQ(lines_with(t, "cuGraphLaunch").size(), 1u) << t;
+}
+
 TEST(FakeDriver, FreedMemoryGoesBackToItsPoolInStreamOrder) {
   clear_trace();
   {

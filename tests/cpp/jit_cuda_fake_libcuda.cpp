@@ -287,10 +287,13 @@ CUresult fake_cuStreamGetCaptureInfo(CUstream s, CUstreamCaptureStatus* status, 
   if (n) *n = count ? 1 : 0;
   return CUDA_SUCCESS;
 }
-CUresult fake_cuGraphInstantiate(CUgraphExec* e, CUgraph g, unsigned long long) {
+// Asked for by this name: "cuGraphInstantiate" is another call at 13000
+// (Note [Entry points at an older version]), which the fake does not
+// answer, so a driver table asking for it fails here as it crashed on a GPU.
+CUresult fake_cuGraphInstantiateWithFlags(CUgraphExec* e, CUgraph g, unsigned long long) {
   *e = reinterpret_cast<CUgraphExec>(new Exec{*reinterpret_cast<Graph*>(g)});
   std::lock_guard lock(mutex);
-  trace += "cuGraphInstantiate nodes=" + std::to_string(reinterpret_cast<Graph*>(g)->nodes.size()) + "\n";
+  trace += "cuGraphInstantiateWithFlags nodes=" + std::to_string(reinterpret_cast<Graph*>(g)->nodes.size()) + "\n";
   return CUDA_SUCCESS;
 }
 CUresult fake_cuGraphLaunch(CUgraphExec e, CUstream s) {
@@ -325,7 +328,7 @@ CUresult fake_cuGraphExecDestroy(CUgraphExec e) {
   X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD8Async) X(cuStreamCreate) X(cuStreamDestroy) \
   X(cuStreamSynchronize) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) \
   X(cuEventElapsedTime) X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuStreamGetCaptureInfo) \
-  X(cuGraphInstantiate) X(cuGraphLaunch) X(cuGraphExecKernelNodeSetParams) X(cuGraphDestroy) \
+  X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecKernelNodeSetParams) X(cuGraphDestroy) \
   X(cuGraphExecDestroy)
 
 // Each entry point has the signature cuda.h declares for the version braze asks for.

@@ -301,6 +301,91 @@ def test_vector_access_and_split_columns_on_cuda(emulate):
 # --- composites and programs ---------------------------------------------------------
 
 
+def graph_stats():
+    s = bz.stats()
+    return s["graphs_captured"], s["graphs_launched"], s["graph_nodes_updated"]
+
+
+def softmax_np(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@counts_kernels
+def test_replays_are_one_cuda_graph(cuda_mode):
+    # Note [Programs as CUDA graphs]: run once, a program launches its
+    # kernels; at its second run it is captured; from then on a run with
+    # the same addresses and values launches the graph as it is, and one
+    # with others sets the parameters of the nodes that changed.
+    a = np.linspace(-1, 1, 4096, dtype=np.float32)
+    x = bz.tensor(a, device="cuda")
+    f = bz.jit(lambda x: bz.softmax(bz.softmax(x.reshape((64, 64)), axis=0) * 2.0, axis=-1))
+    want = softmax_np(softmax_np(a.reshape(64, 64), 0) * 2.0, -1)
+    bz.reset_stats()
+    out = f(x)
+    assert graph_stats() == (0, 0, 0)
+    for captured in (1, 0, 0):
+        bz.reset_stats()
+        np.testing.assert_allclose(f(x, out=out).numpy(), want, rtol=1e-5, atol=1e-7)
+        assert graph_stats() == (captured, 1, 0)
+    bz.reset_stats()
+    np.testing.assert_allclose(f(x).numpy(), want, rtol=1e-5, atol=1e-7)  # a new output: its writer patched
+    assert graph_stats() == (0, 1, 1)
+    # New contents at the same address: the graph reads them.
+    b = np.linspace(2, -3, 4096, dtype=np.float32)
+    bz.copyto(x, bz.tensor(b, device="cuda"))
+    bz.reset_stats()
+    np.testing.assert_allclose(f(x, out=out).numpy(), softmax_np(softmax_np(b.reshape(64, 64), 0) * 2.0, -1),
+                               rtol=1e-5, atol=1e-7)
+    assert graph_stats() == (0, 1, 1)  # out= is the graph's output again
+    # A scalar parameter (Note [Scalar parameters]) is a kernel's by-value
+    # argument: a new value patches the node reading it.
+    for s, patched in ((2.5, None), (2.5, None), (3.5, 1)):
+        bz.reset_stats()
+        got = (bz.softmax(x.reshape((64, 64)) * s, axis=-1) + 0.25).numpy()
+        np.testing.assert_allclose(got, softmax_np(b.reshape(64, 64) * s, -1) + 0.25, rtol=1e-5, atol=1e-6)
+        if patched is not None:
+            assert graph_stats()[1:] == (1, 1), "one kernel reads the scalar and writes the new output"
+
+
+@counts_kernels
+def test_cuda_graphs_off(cuda_mode, monkeypatch):
+    monkeypatch.setenv("BRAZE_CUDA_GRAPHS", "0")
+    x = bz.tensor(np.ones(4096, np.float32), device="cuda")
+    f = bz.jit(lambda x: bz.exp(x * 3.0).sum())
+    for _ in range(3):
+        bz.reset_stats()
+        np.testing.assert_allclose(f(x).numpy(), 4096 * np.exp(3.0), rtol=1e-5)
+        assert graph_stats() == (0, 0, 0) and bz.stats()["kernels_launched"] >= 1
+
+
+@counts_kernels
+def test_library_calls_in_cuda_graphs(cuda_mode):
+    # On a GPU a cuBLASLt call is captured with the kernels around it, and
+    # captured again where its operands moved (each input is kept, so the
+    # next one is other memory); an input at the same address is only
+    # launched. Host emulation runs matmul on the host's library, so its
+    # programs run step by step.
+    rng = np.random.default_rng(7)
+    w = bz.tensor(rng.standard_normal((64, 32)).astype(np.float32), device="cuda")
+    f = bz.jit(lambda a, w: bz.softmax(bz.relu(a @ w + 1.0), axis=-1))
+    kept = []
+    for i in range(5):
+        a = rng.standard_normal((16, 64)).astype(np.float32)
+        if i < 4:
+            kept.append(bz.tensor(a, device="cuda"))
+        else:
+            bz.copyto(kept[-1], bz.tensor(a, device="cuda"))  # the last input's memory, new values
+        bz.reset_stats()
+        got = f(kept[-1], w).numpy()
+        np.testing.assert_allclose(got, softmax_np(np.maximum(a @ w.numpy() + 1.0, 0), -1), rtol=1e-4, atol=1e-6)
+        captured, launched, _ = graph_stats()
+        if cuda_mode == "emulate" or i == 0:
+            assert (captured, launched) == (0, 0)
+        else:
+            assert (captured, launched) == ((1 if i < 4 else 0), 1), i
+
+
 @counts_kernels
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.float16])
 def test_reductions_with_few_results_split_in_two_on_cuda(cuda_mode, dtype):
