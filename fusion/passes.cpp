@@ -21,8 +21,11 @@ namespace {
 //                   that the partition sees one index space per kernel
 //                   (Note [Views sink to the leaves]);
 //   reduce_in_memory_order
-//                   last: it needs the views at the leaves to see which
-//                   order memory has (Note [Reductions in memory order]).
+//                   after push_views: it needs the views at the leaves to
+//                   see which order memory has (Note [Reductions in memory
+//                   order]);
+//   integer_matmul  last: a matmul's casts seen through the views that
+//                   stay above them (Note [Integer matmul]).
 constexpr PassEntry kPipeline[] = {
     {"fold_constants", fold_constants},
     {"simplify", simplify},
@@ -30,6 +33,7 @@ constexpr PassEntry kPipeline[] = {
     {"dense_outputs", dense_outputs},
     {"push_views", push_views},
     {"reduce_in_memory_order", reduce_in_memory_order},
+    {"integer_matmul", integer_matmul},
 };
 
 // What every pass keeps: realize binds inputs by number and reads outputs

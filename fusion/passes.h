@@ -104,6 +104,27 @@ Graph reduce_in_memory_order(const Graph& g);
 struct ReductionSplit;
 Graph split_reductions(const Graph& g, const ReductionSplit& want);
 
+// Note [Integer matmul]
+// NumPy multiplies integer matrices in their own type, wrapping: a
+// quantized layer is written a.astype(int32) @ w.astype(int32) with int8
+// (or uint8) a and int8 w, so that products of 8-bit values add up in
+// int32. Run as written, that is an int32 matmul, which no library here
+// runs: the reference interpreter did, 100x slower. oneDNN multiplies
+// 8-bit operands into int32 directly (VNNI's vpdpbusd), so the pass
+// integer_matmul rewrites the matmul of two such casts, each seen through
+// any movement ops, into a MatMul of the 8-bit operands whose attr names
+// int32, its result's type (graph/infer.cpp). It is exact: every product
+// and every partial sum are the same integers, in int32 as in NumPy, as
+// long as they fit (a row of K products of at most 128 x 128 always does
+// for K < 131072; past that both wrap, the reference interpreter as
+// NumPy). oneDNN runs it without post-ops (a bias add is a kernel after
+// it) and only where it sums exactly (jit_cpu/dnn.h, sums_int8_exactly:
+// with VNNI); uint8 weights, and CPUs without VNNI, get the reference
+// interpreter, counted and said as for any call oneDNN refuses. A CUDA
+// device refuses integer matmuls (cuBLASLt's int8 layouts are issue 28's
+// next step).
+Graph integer_matmul(const Graph& g);
+
 // Note [Constant folding] (fusion/fold_constants.cpp): an element-wise op
 // on constants becomes the constant the reference would store, where every
 // backend computes that same value.

@@ -48,8 +48,16 @@ DType result_dtype(Op op, std::span<const TypeShape> in, const Attr& attr) {
                   api, ": attr must name the target dtype");
       return static_cast<DType>(attr.ints[0]);
     case DTypeRule::Promote: return promote_all(in);
-    case DTypeRule::PromoteNumeric:
-    case DTypeRule::MatMul: return reject_bool(promote_all(in));
+    case DTypeRule::PromoteNumeric: return reject_bool(promote_all(in));
+    case DTypeRule::MatMul:
+      if (!attr.ints.empty()) {  // Note [Integer matmul] (fusion/passes.h): int8/uint8 accumulated into int32
+        auto narrow = [](DType t) { return t == DType::Int8 || t == DType::UInt8; };
+        BRAZE_CHECK(attr.ints.size() == 1 && attr.ints[0] == static_cast<int64_t>(DType::Int32) &&
+                        std::all_of(in.begin(), in.end(), [&](const TypeShape& x) { return narrow(x.dtype); }),
+                    api, ": an accumulating matmul takes int8 or uint8 operands into int32 (", describe(in), ")");
+        return DType::Int32;
+      }
+      return reject_bool(promote_all(in));
     case DTypeRule::PromoteFloat: return to_float(promote_all(in));
     case DTypeRule::Bitwise:
     case DTypeRule::Shift: {

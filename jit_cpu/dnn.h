@@ -50,6 +50,13 @@ std::string isa();
 // those calls run on the reference interpreter (library_calls_reference).
 bool runs_bfloat16();
 
+// Whether oneDNN sums int8 products exactly here (Note [Integer matmul] in
+// fusion/passes.h): with VNNI (avx2_vnni, avx512_core_vnni and later) each
+// product is added into int32; without it, oneDNN's kernels add pairs of
+// u8 x s8 products into int16 first, which saturates (2 x 255 x 127 >
+// 32767), so those calls run on the reference interpreter.
+bool sums_int8_exactly();
+
 struct Entry;  // a cached primitive (dnn_primitives.cpp)
 
 // Note [Owning oneDNN primitives]

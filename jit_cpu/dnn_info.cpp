@@ -32,6 +32,16 @@ std::string isa() {
   return "unknown";
 }
 
+bool sums_int8_exactly() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::avx2_vnni:
+    case dnnl::cpu_isa::avx512_core_vnni:
+    case dnnl::cpu_isa::avx512_core_bf16:
+    case dnnl::cpu_isa::avx512_core_amx: return true;
+    default: return false;
+  }
+}
+
 bool runs_bfloat16() {
   // Asked of oneDNN itself rather than read from cpuid: it is what decides,
   // and DNNL_MAX_CPU_ISA may hold it below what the CPU has.

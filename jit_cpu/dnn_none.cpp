@@ -17,6 +17,8 @@ std::string blas() { return ""; }
 
 bool runs_bfloat16() { return false; }
 
+bool sums_int8_exactly() { return false; }
+
 Prepared prepare(const Graph&, const FusedGroup&) {
   static const bool said = [] {
     BRAZE_LOG(Info, "matmul and conv2d run on the reference interpreter: braze was built without oneDNN");

@@ -80,9 +80,26 @@ dnnl::engine& cpu_engine() {
 }
 
 std::optional<memory::data_type> data_type(DType d) {
-  if (d == DType::Float32) return memory::data_type::f32;
-  if (d == DType::BFloat16) return memory::data_type::bf16;
-  return std::nullopt;
+  switch (d) {
+    case DType::Float32: return memory::data_type::f32;
+    case DType::BFloat16: return memory::data_type::bf16;
+    case DType::Int8: return memory::data_type::s8;  // Note [Integer matmul]
+    case DType::UInt8: return memory::data_type::u8;
+    case DType::Int32: return memory::data_type::s32;
+    default: return std::nullopt;
+  }
+}
+
+// Note [Integer matmul] (fusion/passes.h): int8 or uint8 activations times
+// int8 weights into int32, no post-ops, where oneDNN sums exactly. "" when
+// the call is one; else why not.
+std::string integer_matmul_why_not(const Call& c) {
+  if (c.op != Op::MatMul || c.b.dtype != DType::Int8)
+    return "oneDNN's integer matmul takes int8 weights (the right operand), not " + std::string(name(c.b.dtype));
+  if (!c.post.empty()) return "oneDNN's integer matmul runs here without post-ops";
+  if (!sums_int8_exactly())
+    return "oneDNN sums int8 products exactly only with VNNI, and its kernels here are for " + isa();
+  return "";
 }
 
 // A view as a oneDNN memory descriptor of `rank` axes: leading axes added as
@@ -171,7 +188,9 @@ void create(const Call& c, Entry& e) {
     e.blas = e.error.empty();
     return;
   }
-  if (!data_type(c.dtype) || c.a.dtype != c.dtype || c.b.dtype != c.dtype) {
+  if (c.dtype == DType::Int32 && c.a.dtype != DType::Int32) {
+    if (e.error = integer_matmul_why_not(c); !e.error.empty()) return;
+  } else if (!is_float(c.dtype) || !data_type(c.dtype) || c.a.dtype != c.dtype || c.b.dtype != c.dtype) {
     e.error = std::string("oneDNN runs float32 and bfloat16 here, not ") + std::string(name(c.dtype));
     return;
   }

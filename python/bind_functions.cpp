@@ -166,6 +166,7 @@ void bind_runtime(nb::module_& m) {
     d["library"] = dnn::version();
     d["isa"] = dnn::isa();
     d["bfloat16"] = dnn::runs_bfloat16();
+    d["int8"] = dnn::sums_int8_exactly();  // Note [Integer matmul]
     d["blas"] = dnn::blas();  // float64 matmul's; "" without one
     return d;
   });

@@ -324,6 +324,7 @@ Tensor record(Op op, std::span<const Operand> xs, Attr attr) {
       // A logical op reads a Python int only as a truth value, whatever its size.
       // (Past int64, NumPy cannot convert it: an OverflowError below.)
       if (oi.dtype_rule == DTypeRule::Logical && s.kind == DTypeKind::Int && !s.beyond_int64) s = Scalar(s.integer != 0);
+      if (oi.dtype_rule == DTypeRule::Logical) check_fits(s, DType::Int64, oi.api);  // whatever the tensor's type
       DType d = strong && i >= first_value ? promote_with_scalar(*strong, s.kind) : s.default_dtype();
       // divide computes in float: an int it cannot hold as the tensor's type joins as a float.
       if (oi.dtype_rule == DTypeRule::PromoteFloat && out_of_range(s, d) != 0) d = kDefaultFloat;

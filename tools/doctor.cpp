@@ -131,6 +131,7 @@ nlohmann::json facts() {
             {"library", dnn::version()},
             {"isa", dnn::available() ? nlohmann::json(dnn::isa()) : nlohmann::json(nullptr)},
             {"bfloat16", dnn::runs_bfloat16()},
+            {"int8", dnn::sums_int8_exactly()},
             {"float64_blas", dnn::blas().empty() ? nlohmann::json(nullptr) : nlohmann::json(dnn::blas())}}},
           {"cuda_backend", BRAZE_HAVE_CUDA_BACKEND != 0},
           {"cuda", cuda},
@@ -165,7 +166,8 @@ void doctor(const std::string& format, std::ostream& out) {
   out << "matmul/conv2d on the cpu: " << lib["library"].get<std::string>();
   if (lib["onednn"])
     out << ", its kernels for " << lib["isa"].get<std::string>() << "; bfloat16 "
-        << (lib["bfloat16"] ? "through it" : "on the reference interpreter (oneDNN 2.6 needs AVX-512)");
+        << (lib["bfloat16"] ? "through it" : "on the reference interpreter (oneDNN 2.6 needs AVX-512)")
+        << "; int8 into int32 " << (lib["int8"] ? "through it" : "on the reference interpreter (exact sums need VNNI)");
   out << "; float64 matmul "
       << (lib["float64_blas"].is_null() ? "on the reference interpreter (built without OpenBLAS)"
                                         : "through " + lib["float64_blas"].get<std::string>());

@@ -6,9 +6,11 @@ scale and zero point of a range (`qparams`); and `calibrate`, which runs a
 model over sample batches and collects the ranges of the tensors it
 names. `docs/quantization.md` has the formulas and the conventions.
 
-Not here yet: int8 matmul and conv2d with int32 accumulation as library
-calls (oneDNN, cuBLASLt); a quantized matmul today is dequantize, float
-matmul, quantize.
+The product of quantized values is written as NumPy has it,
+`a.astype("int32") @ w.astype("int32")` with int8 (or uint8) a and int8 w:
+one oneDNN call multiplying the 8-bit values into int32 (Note [Integer
+matmul] in fusion/passes.h). Not here yet: int8 conv2d, cuBLASLt's int8
+matmul.
 """
 
 import numpy as np

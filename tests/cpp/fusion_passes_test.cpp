@@ -738,11 +738,71 @@ TEST(SplitReductions, ATargetThatAsksGetsTwoKernelsAndTheCpuOne) {
   EXPECT_TRUE(same_bits(execute(two, in, allocate_array, KernelMode::Interpreted)[0], want[0])) << explain(two);
 }
 
+// ---- Integer matmul -------------------------------------------------------
+
+// Note [Integer matmul]: the matmul of two int8/uint8 values cast to int32,
+// seen through views, multiplies the 8-bit values into int32.
+TEST(IntegerMatmul, CastsOfEightBitOperandsAreReadAsThey) {
+  for (DType left : {DType::Int8, DType::UInt8}) {
+    Graph g;
+    NodeId a = g.input(left, {5, 3});
+    NodeId b = g.input(DType::Int8, {4, 5});
+    NodeId at = g.apply(Op::Permute, {cast(g, a, DType::Int32)}, Attr{{1, 0}, {}});  // [3, 5]
+    NodeId bt = g.apply(Op::Permute, {cast(g, b, DType::Int32)}, Attr{{1, 0}, {}});  // [5, 4]
+    g.outputs = {g.apply(Op::MatMul, {at, bt})};
+    Graph p = run_pipeline(g);
+    const Node* mm = nullptr;
+    for (const Node& n : p.nodes())
+      if (n.op == Op::MatMul) mm = &n;
+    ASSERT_NE(mm, nullptr);
+    EXPECT_EQ(mm->attr.ints, std::vector<int64_t>{static_cast<int64_t>(DType::Int32)});
+    EXPECT_EQ(mm->dtype, DType::Int32);
+    EXPECT_EQ(p[mm->inputs[0]].dtype, left);
+    EXPECT_EQ(p[mm->inputs[1]].dtype, DType::Int8);
+    EXPECT_EQ(count(p, Op::Cast), 0u);
+    // Values that fill int8's range, the extremes included.
+    std::vector<double> va(15), vb(20);
+    for (size_t i = 0; i < va.size(); ++i) va[i] = left == DType::Int8 ? (i % 2 ? -128.0 : 127.0) - i : 255.0 - 7 * i;
+    for (size_t i = 0; i < vb.size(); ++i) vb[i] = i % 3 ? -128.0 + i : 127.0 - i;
+    expect_same(g, p, std::vector<Array>{testing::make_array(left, {5, 3}, va), testing::make_array(DType::Int8, {4, 5}, vb)});
+  }
+}
+
+TEST(IntegerMatmul, OtherMatmulsStayAsTheyAre) {
+  auto kept = [](const Graph& g) {
+    Graph p = run_pipeline(g);
+    for (const Node& n : p.nodes())
+      if (n.op == Op::MatMul) return n.attr.ints.empty();
+    return false;
+  };
+  {  // int32 operands of their own
+    Graph g;
+    g.outputs = {g.apply(Op::MatMul, {g.input(DType::Int32, {2, 3}), cast(g, g.input(DType::Int8, {3, 2}), DType::Int32)})};
+    EXPECT_TRUE(kept(g));
+  }
+  {  // a cast to int64 (NumPy's default int): no 8-bit product sums in it here
+    Graph g;
+    NodeId a = cast(g, g.input(DType::Int8, {2, 3}), DType::Int64), b = cast(g, g.input(DType::Int8, {3, 2}), DType::Int64);
+    g.outputs = {g.apply(Op::MatMul, {a, b})};
+    EXPECT_TRUE(kept(g));
+  }
+  {  // an 8-bit matmul as NumPy has it: int8 @ int8 wraps in int8
+    Graph g;
+    g.outputs = {g.apply(Op::MatMul, {g.input(DType::Int8, {2, 3}), g.input(DType::Int8, {3, 2})})};
+    EXPECT_TRUE(kept(g));
+  }
+  // An accumulating matmul names its operands' types.
+  Graph g;
+  EXPECT_THROW(g.apply(Op::MatMul, {g.input(DType::Int32, {2, 3}), g.input(DType::Int8, {3, 2})},
+                       Attr{{static_cast<int64_t>(DType::Int32)}, {}}),
+               std::invalid_argument);
+}
+
 TEST(Pipeline, PassesRunInTheDocumentedOrder) {
   std::vector<std::string_view> names;
   for (const PassEntry& p : pipeline()) names.push_back(p.name);
   EXPECT_EQ(names, (std::vector<std::string_view>{"fold_constants", "simplify", "eliminate_dead", "dense_outputs",
-                                                  "push_views", "reduce_in_memory_order"}));
+                                                  "push_views", "reduce_in_memory_order", "integer_matmul"}));
   static constexpr std::string_view kNoSuchPass[] = {"fold"};
   EXPECT_THROW(run_pipeline(Graph{}, kNoSuchPass), std::invalid_argument);
 }

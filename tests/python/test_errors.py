@@ -101,6 +101,9 @@ CASES = [
     ("add_int8_300", lambda: bz.zeros(2, bz.int8) + 300, OverflowError, r"^add: Python integer 300 out of bounds for int8$"),
     ("radd_beyond_int64", lambda: 2**70 + bz.zeros(2, bz.int64), OverflowError,
      r"^add: Python integer 1180591620717411303424 out of bounds for int64$"),
+    # A logical op converts a Python int to int64 whatever the tensor's type, as NumPy's does.
+    ("logical_and_float_beyond_int64", lambda: bz.logical_and(bz.zeros(2), 2**63), OverflowError,
+     r"^logical_and: Python integer 9223372036854775808 out of bounds for int64$"),
     ("maximum_beyond_int64", lambda: bz.maximum(bz.zeros(2, bz.int32), -2**64), OverflowError,
      r"^maximum: Python integer -18446744073709551616 out of bounds for int32$"),
     ("float_beyond_float64", lambda: bz.zeros(2) + 10**400, OverflowError, r"too large to convert to float"),

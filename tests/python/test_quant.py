@@ -184,3 +184,57 @@ def test_quantize_on_cuda(cuda_mode):
     assert q.device.startswith("cuda")
     np.testing.assert_array_equal(q.numpy(), quantize_np(x, scale, 2, "int8", 1))
     np.testing.assert_array_equal(back.numpy(), dequantize_np(q.numpy(), scale, 2, 1))
+
+
+# --- integer matmul (Note [Integer matmul]) ---------------------------------------------------------
+
+
+def int8_exact_on_onednn():
+    return not REFERENCE and bz._core._library_calls()["int8"]
+
+
+@pytest.mark.parametrize("left", ["int8", "uint8"])
+def test_int8_products_summed_in_int32_match_numpy(left):
+    rng = np.random.default_rng(8)
+    lo, hi = RANGES[left]
+    for shape_a, shape_b in (((3, 7), (7, 5)), ((64, 300), (300, 48)), ((2, 16, 33), (33, 8)), ((1, 1), (1, 1))):
+        a = rng.integers(lo, hi + 1, shape_a).astype(left)
+        b = rng.integers(-128, 128, shape_b).astype(np.int8)
+        a[..., 0], b[0] = lo, -128  # the extremes
+        bz.reset_stats()
+        got = (bz.tensor(a).astype("int32") @ bz.tensor(b).astype("int32")).numpy()
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got, a.astype(np.int32) @ b.astype(np.int32))
+        if int8_exact_on_onednn():  # on oneDNN, not the reference interpreter
+            assert bz.stats()["library_calls_reference"] == 0
+
+
+def test_int8_matmul_of_views_and_with_a_bias():
+    rng = np.random.default_rng(9)
+    a = rng.integers(-128, 128, (40, 24)).astype(np.int8)
+    w = rng.integers(-128, 128, (16, 40)).astype(np.int8)
+    bias = rng.integers(-1000, 1000, 16).astype(np.int32)
+    ta, tw = bz.tensor(a), bz.tensor(w)
+    bz.reset_stats()
+    got = (ta.astype("int32").T[::2] @ tw.astype("int32").T + bz.tensor(bias)).numpy()
+    np.testing.assert_array_equal(got, a.T[::2].astype(np.int32) @ w.T.astype(np.int32) + bias)
+    if int8_exact_on_onednn():
+        assert bz.stats()["library_calls_reference"] == 0
+    # Requantized: dequantize the int32 sums with the two scales, as a quantized layer does.
+    sa, sw = 0.02, np.linspace(0.01, 0.02, 16).astype(np.float32)
+    acc = ta.astype("int32").T @ tw.astype("int32").T
+    y = bz.quantize(bz.relu(bz.dequantize(acc, sa * sw, axis=1)), 0.05, 0, "uint8").numpy()
+    ref = quantize_np(np.maximum(dequantize_np(a.T.astype(np.int32) @ w.T.astype(np.int32), sa * sw, 0, 1), 0),
+                      0.05, 0, "uint8")
+    np.testing.assert_array_equal(y, ref)
+
+
+def test_other_integer_matmuls_keep_numpy_types():
+    rng = np.random.default_rng(10)
+    a = rng.integers(-128, 128, (5, 6)).astype(np.int8)
+    b = rng.integers(-128, 128, (6, 4)).astype(np.int8)
+    u = rng.integers(0, 256, (6, 4)).astype(np.uint8)
+    # int8 @ int8 wraps in int8, as NumPy; uint8 weights go to the reference interpreter.
+    np.testing.assert_array_equal((bz.tensor(a) @ bz.tensor(b)).numpy(), a @ b)
+    got = (bz.tensor(a).astype("int32") @ bz.tensor(u).astype("int32")).numpy()
+    np.testing.assert_array_equal(got, a.astype(np.int32) @ u.astype(np.int32))
