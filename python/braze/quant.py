@@ -25,7 +25,10 @@ _RANGES = {"int8": (-128, 127), "uint8": (0, 255)}
 
 
 def _dtype_name(dtype, op):
-    name = np.dtype(dtype).name if not isinstance(dtype, str) else np.dtype(dtype).name
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        name = repr(dtype)
     if name not in _RANGES:
         raise TypeError(f"{op}: dtype must be int8 or uint8, got {name}")
     return name

@@ -16,14 +16,20 @@ REFERENCE = os.environ.get("BRAZE_BACKEND") == "reference"  # no kernels to coun
 RANGES = {"int8": (-128, 127), "uint8": (0, 255)}
 
 
+def channels(v, ndim, axis):
+    """A scale or zero point as NumPy broadcasts it against an array of
+    `ndim` axes: per tensor, or one value per index of `axis`."""
+    v = np.asarray(v, np.float32)
+    if axis is None or v.ndim == 0:
+        return v
+    shape = [1] * ndim
+    shape[axis] = -1
+    return v.reshape(shape)
+
+
 def quantize_np(x, scale, zero, dtype, axis=None):
     x = np.asarray(x, np.float32)
-    scale = np.asarray(scale, np.float32)
-    zero = np.asarray(zero, np.float32)
-    if axis is not None and scale.ndim:
-        shape = [1] * x.ndim
-        shape[axis] = -1
-        scale, zero = scale.reshape(shape), zero.reshape(shape) if zero.ndim else zero
+    scale, zero = channels(scale, x.ndim, axis), channels(zero, x.ndim, axis)
     lo, hi = RANGES[dtype]
     q = np.clip(np.round(x / scale) + zero, lo, hi)
     q = np.where(np.isnan(x), zero, q)
@@ -31,12 +37,7 @@ def quantize_np(x, scale, zero, dtype, axis=None):
 
 
 def dequantize_np(q, scale, zero, axis=None):
-    scale = np.asarray(scale, np.float32)
-    zero = np.asarray(zero, np.float32)
-    if axis is not None and scale.ndim:
-        shape = [1] * q.ndim
-        shape[axis] = -1
-        scale, zero = scale.reshape(shape), zero.reshape(shape) if zero.ndim else zero
+    scale, zero = channels(scale, q.ndim, axis), channels(zero, q.ndim, axis)
     return (q.astype(np.float32) - zero) * scale
 
 
@@ -154,8 +155,10 @@ def test_calibrate_min_max_and_percentiles():
 
 def test_bad_arguments_name_the_function():
     x = np.ones((2, 3), np.float32)
-    with pytest.raises(TypeError, match="quantize: dtype must be int8 or uint8"):
+    with pytest.raises(TypeError, match="quantize: dtype must be int8 or uint8, got int16"):
         bz.quantize(x, 0.1, dtype="int16")
+    with pytest.raises(TypeError, match="quantize: dtype must be int8 or uint8, got 'int7'"):
+        bz.quantize(x, 0.1, dtype="int7")
     with pytest.raises(IndexError, match=r"quantize: axis 2 is out of range for shape \(2, 3\)"):
         bz.quantize(x, [0.1, 0.2], axis=2)
     with pytest.raises(ValueError, match=r"quantize: scale has shape \(2,\), but axis 1 of shape \(2, 3\) has 3"):
