@@ -110,6 +110,7 @@ std::vector<Array> evaluate(std::vector<Tensor>& roots, std::span<const Array> o
 // realized tensor owns its storage, though: bz.copyto, x[i] = v and
 // assign write into it in place, and one must not change the other.
 void own_storage(std::vector<Array>& results, Device device) {
+  if (results.size() < 2) return;  // every realize of one tensor: nothing to share
   std::unordered_set<const std::byte*> seen;
   ArrayAllocator allocate = counted_allocator(device);
   for (Array& r : results) {
