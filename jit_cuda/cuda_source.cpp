@@ -24,10 +24,8 @@ std::string lower(std::string_view s) {
 
 Renderer::Renderer(const KernelSpec& spec) : spec_(spec), l_(make_layout(spec)) {
   if (!l_.reduces() && !(tiled_ = tiled_inputs(spec_, l_)).empty()) {
-    const size_t n = l_.sizes.size();
-    int64_t tiles = (l_.sizes[n - 2] + kTile - 1) / kTile * ((l_.sizes[n - 1] + kTile - 1) / kTile);
-    for (size_t d = 0; d + 2 < n; ++d) tiles *= l_.sizes[d];
-    launch_ = {KernelShape::Tiles, kTileThreads, tiles};
+    paired_ = pairs_tiles(spec_, l_, tiled_);
+    launch_ = {KernelShape::Tiles, kTileThreads, tile_units()};
   } else if (!l_.reduces()) {
     vec_ = plan_vectors(spec_, l_);
     launch_ = {KernelShape::Elements, 256, vec_.width > 1 ? vec_.vectors : l_.numel()};

@@ -12,7 +12,7 @@ namespace braze::cuda {
 
 // Bump when generated source changes for the same spec: part of every
 // cache key (with the prelude's text, which is hashed separately).
-inline constexpr int kCudaCodegenVersion = 5;  // 2: vector access, unsigned counters, split columns; 3: bytes in flight; 4: tiles; 5: rows in registers
+inline constexpr int kCudaCodegenVersion = 6;  // 2: vector access, unsigned counters, split columns; 3: bytes in flight; 4: tiles; 5: rows in registers; 6: tile pairs, unrolled tiles
 
 // Note [CUDA kernel shapes]
 // Every spec becomes one kernel of one of five shapes, from its collapsed
@@ -31,7 +31,10 @@ inline constexpr int kCudaCodegenVersion = 5;  // 2: vector access, unsigned cou
 //   (down the tile's columns), then compute the tile with neighbouring
 //   threads on neighbouring output elements (along its rows), reading the
 //   staged input across (a row of kTile + 1 elements, so a warp's reads
-//   fall in 32 different banks) and every other input from memory.
+//   fall in 32 different banks) and every other input from memory. Where
+//   the staged input's buffer is also read straight (x.T + x), a block
+//   takes the pair of tiles (I, J) and (J, I) (Note [Tile pairs on the
+//   GPU], cuda_source_tiles.cpp).
 // - BlockPerRow: the innermost axis is reduced (softmax, layer_norm, a sum
 //   over the last axis). One block per row (grid-stride over rows); each
 //   reduction is a pass in which the threads stride along the row and

@@ -74,7 +74,11 @@ class Renderer {
   void elements();
   // cuda_source_tiles.cpp
   static std::vector<bool> tiled_inputs(const KernelSpec& spec, const CudaLayout& l);
+  static int32_t straight_partner(const KernelSpec& spec, const CudaLayout& l, size_t k);
+  static bool pairs_tiles(const KernelSpec& spec, const CudaLayout& l, const std::vector<bool>& tiled);
+  int64_t tile_units() const;
   void tiles();
+  void tile_passes(const std::string& ind);
   void scalar_elements(const std::string& first);
   void vector_elements();
   void emit_vector_loads(const std::vector<bool>& need, const std::string& ind);
@@ -90,6 +94,7 @@ class Renderer {
   CudaLaunch launch_;
   int split_columns_ = 0;  // SplitColumns: columns per block
   std::vector<bool> tiled_;  // Tiles: per spec input, whether it is staged in shared memory
+  bool paired_ = false;      // Tiles: units are pairs of tiles (Note [Tile pairs on the GPU])
   std::vector<bool> cached_;  // BlockPerRow: per spec input, whether held in registers (empty: none)
   bool staged_ = false;      // inside a tile's compute pass: staged inputs read from the tile
   std::string lane_;       // inside a vector kernel's lane loop: its variable

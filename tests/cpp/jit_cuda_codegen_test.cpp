@@ -118,6 +118,12 @@ Tensor columns_from(const Tensor& x, int64_t start) {
   return index(x, items);
 }
 
+// x[:, :stop]
+Tensor columns_to(const Tensor& x, int64_t stop) {
+  std::vector<Index> items{Slice{}, Slice{std::nullopt, stop, 1}};
+  return index(x, items);
+}
+
 struct VectorCase {
   const char* what;
   std::vector<Tensor> roots;
@@ -271,6 +277,52 @@ TEST(JitCudaTiles, TransposedInputsAreStagedAndMatchTheInterpreter) {
   EmulatedKernels so(kernels);
   for (size_t i = 0; i < specs.size(); ++i) {
     SCOPED_TRACE(kernels[i].name);
+    testing::check_emulated(specs[i], kernels[i], so, static_cast<uint32_t>(i), {});
+  }
+}
+
+// Note [Tile pairs on the GPU]: where the staged input's buffer is also
+// read straight over a square domain, a block's unit is a pair of tiles
+// {(I, J), (J, I)}, I <= J: T(T + 1) / 2 units of T tiles a side, per
+// index of the outer axes. Ragged edges, batches, and the cases that are
+// not pairs: another buffer, the same one at another offset, a rectangle.
+TEST(JitCudaTiles, TransposesOfTheSameBufferAreComputedInPairsOfTiles) {
+  struct Case {
+    const char* what;
+    Tensor root;
+    int64_t units;  // 0: not paired
+  };
+  std::vector<Case> cases;
+  for (int64_t side : {32, 33, 100, 130}) {
+    const int64_t t = (side + 31) / 32;
+    Tensor x = random_tensor({side, side}, static_cast<uint32_t>(side));
+    Tensor y = random_tensor({side, side}, static_cast<uint32_t>(side + 1));
+    Tensor cube = random_tensor({3, side, side}, static_cast<uint32_t>(side + 2));
+    cases.push_back({"x.T + x", transpose(x) + x, t * (t + 1) / 2});
+    cases.push_back({"x.T * x - x", transpose(x) * x - x, t * (t + 1) / 2});
+    cases.push_back({"a batch of squares", permute(cube, {0, 2, 1}) + cube, 3 * t * (t + 1) / 2});
+    cases.push_back({"float16", astype(transpose(x), DType::Float16) * astype(x, DType::Float16), t * (t + 1) / 2});
+    cases.push_back({"another buffer", transpose(x) + y, 0});
+  }
+  Tensor wide = random_tensor({64, 65}, 7);
+  cases.push_back({"the same buffer at another offset", transpose(columns_from(wide, 1)) + columns_to(wide, 64), 0});
+  std::vector<KernelSpec> specs;
+  std::vector<CudaKernelSource> kernels;
+  for (const Case& c : cases) {
+    specs.push_back(only_spec({c.root}));
+    kernels.push_back(render_cuda(specs.back()));
+    const CudaKernelSource& k = kernels.back();
+    EXPECT_EQ(k.launch.shape, KernelShape::Tiles) << c.what << "\n" << k.source;
+    EXPECT_EQ(has(k.source, "half ? tj : ti"), c.units > 0) << c.what << "\n" << k.source;
+    if (c.units > 0) {
+      EXPECT_EQ(k.launch.work, c.units) << c.what << "\n" << k.source;
+    }
+    EXPECT_TRUE(k.launch.exact_threads) << c.what;  // the unrolled passes need all kTileThreads
+  }
+  expect_nvrtc_compiles(kernels);
+  EmulatedKernels so(kernels);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    SCOPED_TRACE(std::string(cases[i].what) + " " + kernels[i].name);
     testing::check_emulated(specs[i], kernels[i], so, static_cast<uint32_t>(i), {});
   }
 }
