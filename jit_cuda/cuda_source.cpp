@@ -197,7 +197,7 @@ std::string Renderer::value_expr(const KernelOp& op, const std::string& r) const
         if (!op.args.empty())  // a masked load (Note [Masked loads]): no address read where the mask is false
           return "(" + value_name(op.args[0]) + " ? " + load_expr(in.dtype, "in" + k, offset(op.input)) + " : bz::cv<" +
                  r + ">(0ll))";
-        if (staged_ && tiled_[op.input]) return load_expr(in.dtype, "tile" + k + "[h][tx]", "r");
+        if (staged_ && tiled_[op.input]) return load_expr(in.dtype, "tile" + k + "[tx]", "r");
         if (!lane_.empty() && vec_.inputs[op.input] == Access::Vector) return load_expr(in.dtype, "r" + k + ".v", lane_);
         if (!lane_.empty() && vec_.inputs[op.input] == Access::Broadcast) return "b" + k;
         return load_expr(in.dtype, "in" + k, offset(op.input));

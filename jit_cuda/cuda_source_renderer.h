@@ -45,7 +45,6 @@ inline constexpr int64_t kCachedRegisters = 32;
 inline constexpr int64_t kTile = 32;
 inline constexpr int kTileThreads = 256;
 inline constexpr size_t kMaxTiledInputs = 4;
-inline constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
 // The variable holding body value i in generated code.
 inline std::string value_name(int32_t i) { return "v" + std::to_string(i); }
@@ -79,7 +78,7 @@ class Renderer {
   static bool pairs_tiles(const KernelSpec& spec, const CudaLayout& l, const std::vector<bool>& tiled);
   int64_t tile_units() const;
   void tiles();
-  void tile_pass(bool staging);
+  void tile_passes(const std::string& ind);
   void scalar_elements(const std::string& first);
   void vector_elements();
   void emit_vector_loads(const std::vector<bool>& need, const std::string& ind);

@@ -304,10 +304,6 @@ TEST(JitCudaTiles, TransposesOfTheSameBufferAreComputedInPairsOfTiles) {
     cases.push_back({"float16", astype(transpose(x), DType::Float16) * astype(x, DType::Float16), t * (t + 1) / 2});
     cases.push_back({"another buffer", transpose(x) + y, 0});
   }
-  std::vector<Tensor> f;
-  for (uint32_t i = 0; i < 4; ++i) f.push_back(stored_as(random_tensor({64, 64}, 20 + i), DType::Float64));
-  cases.push_back({"two tiles of four float64 inputs pass 48 KB of shared memory",
-                   transpose(f[0]) * transpose(f[1]) + transpose(f[2]) * transpose(f[3]) + f[0], 0});
   Tensor wide = random_tensor({64, 65}, 7);
   cases.push_back({"the same buffer at another offset", transpose(columns_from(wide, 1)) + columns_to(wide, 64), 0});
   std::vector<KernelSpec> specs;
@@ -317,7 +313,7 @@ TEST(JitCudaTiles, TransposesOfTheSameBufferAreComputedInPairsOfTiles) {
     kernels.push_back(render_cuda(specs.back()));
     const CudaKernelSource& k = kernels.back();
     EXPECT_EQ(k.launch.shape, KernelShape::Tiles) << c.what << "\n" << k.source;
-    EXPECT_EQ(has(k.source, "const unsigned halves = ti == tj ? 1u : 2u;"), c.units > 0) << c.what << "\n" << k.source;
+    EXPECT_EQ(has(k.source, "half ? tj : ti"), c.units > 0) << c.what << "\n" << k.source;
     if (c.units > 0) {
       EXPECT_EQ(k.launch.work, c.units) << c.what << "\n" << k.source;
     }
