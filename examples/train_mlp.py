@@ -52,12 +52,21 @@ def loss_fn(params, x, labels):
     return bz.cross_entropy(forward(params, x), labels)
 
 
-def main():
-    """Trains and reports; returns training.train_digits's result."""
-    args = training.digits_args(__doc__.splitlines()[0], epochs=20, lr=3e-3)
+# The defaults of the command line (quantized_mlp.py trains with the same learning rate).
+EPOCHS, LR = 20, 3e-3
+
+
+def train(args):
+    """Trains and reports with training.digits_args's `args`; returns
+    training.train_digits's result (the trained parameters among it)."""
     return training.train_digits(args, f"MLP {' -> '.join(map(str, SIZES))} (relu), Adam lr {args.lr}",
                                  init_params, loss_fn, forward, torch_forward=forward,
                                  plot_title="MLP on the digits, Adam")
+
+
+def main():
+    """Trains and reports; returns training.train_digits's result."""
+    return train(training.digits_args(__doc__.splitlines()[0], epochs=EPOCHS, lr=LR))
 
 
 if __name__ == "__main__":

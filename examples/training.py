@@ -52,16 +52,22 @@ def parse(p, argv, *counts):
     return args
 
 
-def digits_args(description, epochs, lr, argv=None):
-    """The digits examples' command line; `epochs` and `lr` are the
-    example's defaults."""
+def digits_parser(description, epochs, lr):
+    """The digits examples' argument parser; `epochs` and `lr` are the
+    example's defaults. An example that trains a model and then does more
+    with it (quantized_mlp.py) adds its own options to it."""
     p = parser(description)
     p.add_argument("--epochs", type=int, default=epochs, help=f"passes over the training digits (default {epochs})")
     p.add_argument("--seed", type=int, default=0, help="seeds the initial weights, the split and the shuffles")
     p.add_argument("--lr", type=float, default=lr, help=f"Adam's learning rate (default {lr:g})")
     add_torch(p)
     p.add_argument("--plot", metavar="PATH", help="save the loss curves as a PNG (needs matplotlib)")
-    return parse(p, argv, "epochs")
+    return p
+
+
+def digits_args(description, epochs, lr, argv=None):
+    """The digits examples' command line (digits_parser's), parsed."""
+    return parse(digits_parser(description, epochs, lr), argv, "epochs")
 
 
 # --- braze and its PyTorch twin -----------------------------------------------------
@@ -160,7 +166,9 @@ def train_digits(args, model, init_params, loss_fn, forward, torch_forward, plot
     and replayed on every later one, and the PyTorch twin beside it with
     --torch; prints per epoch the mean training loss, the test accuracy and
     the time. Returns {"accuracy": the final test accuracy, "losses": the
-    mean training loss of each epoch}.
+    mean training loss of each epoch, "params": the trained parameters
+    (braze tensors), "data": load_digits's (x_train, y_train, x_test,
+    y_test)}.
 
     model: the first line's start, naming the model and the optimizer.
     init_params(rng): the initial weights, NumPy arrays. loss_fn(params, x,
@@ -227,7 +235,8 @@ def train_digits(args, model, init_params, loss_fn, forward, torch_forward, plot
               f"was {largest_difference:.2e}")
     if args.plot:
         save_plot(args.plot, curves, plot_title)
-    return {"accuracy": accuracy, "losses": curves["braze"]}
+    return {"accuracy": accuracy, "losses": curves["braze"], "params": params,
+            "data": (x_train, y_train, x_test, y_test)}
 
 
 def save_plot(path, curves, title):
