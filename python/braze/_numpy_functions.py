@@ -219,14 +219,14 @@ def floor_divide(x1, x2):
     """NumPy's ``//``: from the exact remainder (Note [Exact remainder]), so
     (a - a % b) / b is an exact integer quotient; b == 0 gives a / b for
     floats. Integers are computed in float64, which holds int32's quotients
-    exactly; int64 (past 2^53) is refused rather than rounded."""
+    exactly; int64's past 2^53 it does not: _floor_divide_int64."""
     bz = _bz()
     a, b = _pair(x1, x2)
     quotient = _core.remainder(a, b)  # promotion and its errors, as every binary op
     dtype = quotient.dtype
     if dtype.kind in "iu" or dtype == bz.bool_:
         if dtype == bz.int64:
-            raise TypeError("floor_divide: int64 is not supported yet (float64 holds only 53 bits of its quotients)")
+            return _floor_divide_int64(_core.astype(a, "int64"), _core.astype(b, "int64"), quotient)
         if dtype == bz.bool_:
             raise TypeError("floor_divide: not supported for bool")
         a64, b64 = _core.astype(a, "float64"), _core.astype(b, "float64")
@@ -234,6 +234,29 @@ def floor_divide(x1, x2):
         return _core.astype(_core.where(b64 == 0, 0.0, _core.round(q)), dtype.name)
     q = (a - quotient) / b
     return _core.where(b == 0, a / b, _core.round(q))
+
+
+def _floor_divide_int64(a, b, r):
+    """a // b of int64 a and b, exactly, from r = a % b (Python's remainder,
+    exact: an integer division per element). (a - r) / b is the floored
+    quotient, an integer; float64 estimates it, integer arithmetic corrects
+    the estimate, all element-wise (one kernel):
+
+    - q0 = round((a - r) / b) in float64 (rounded operands: a - r may not
+      fit int64, a near its least value) is within |q| x 2^-52 + 1 of the
+      quotient q (at most 2^11 off), clipped below 2^63 so that it converts;
+    - e = (a - r) - q0 * b is (q - q0) * b, small enough that int64's
+      wrapping arithmetic gives it exactly, and e / b, a small integer,
+      rounds to itself in float64.
+
+    b == 0 gives 0, and b == -1 gives -a (the least value wraps to itself),
+    as NumPy, without its warnings."""
+    bs = _core.where((b == 0) | (b == -1), 1, b)  # a divisor that divides cleanly
+    bf = _core.astype(bs, "float64")
+    q0 = (_core.astype(a, "float64") - _core.astype(r, "float64")) / bf
+    q0 = _core.astype(clip(_core.round(q0), -2.0**63, 2.0**63 - 1024), "int64")
+    q = q0 + _core.astype(_core.round(_core.astype(a - r - q0 * bs, "float64") / bf), "int64")
+    return _core.where(b == 0, 0, _core.where(b == -1, -a, q))
 
 
 def float_power(x1, x2):

@@ -162,8 +162,7 @@ def modf(x):
 
 def divmod(x1, x2):
     """(x1 // x2, x1 % x2), NumPy's divmod: the quotient is braze's
-    floor_divide (int64 refused, as ``//`` refuses it), the remainder its
-    remainder."""
+    floor_divide, the remainder its remainder."""
     a, b = _pair(x1, x2)
     return floor_divide(a, b), _core.remainder(a, b)
 

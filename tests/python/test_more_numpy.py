@@ -151,8 +151,10 @@ def test_divmod_matches_numpy_and_floor_divide(dtype):
     nq, nr = np.divmod(bz.tensor(a), bz.tensor(b))
     assert isinstance(nq, bz.Tensor) and isinstance(nr, bz.Tensor)
     same_values(nq, q.numpy(), exact=True)
-    with pytest.raises(TypeError, match="floor_divide: int64 is not supported yet"):
-        bz.divmod(bz.tensor(np.arange(3)), 2)  # as // refuses int64
+    big = np.array([2**62 + 5, -(2**62) - 5, 2**53 + 1], np.int64)  # quotients past float64's 53 bits
+    q, r = bz.divmod(bz.tensor(big), 3)
+    np.testing.assert_array_equal(q.numpy(), big // 3)
+    np.testing.assert_array_equal(r.numpy(), big % 3)
 
 
 @pytest.mark.parametrize("dtype", [I32, I64, np.dtype(np.int8), np.dtype(np.uint8)], ids=lambda d: d.name)

@@ -92,7 +92,7 @@ def test_binary_matches_numpy(name, dtype):
         assert_matches(got, want, dtype=got.dtype, rtol=tol, atol=0)
 
 
-def test_floor_divide_is_numpys_and_refuses_int64():
+def test_floor_divide_is_numpys():
     a = np.array([7.0, -7.0, 7.0, -7.0, 1.0, -1.0, 0.0, np.inf, 5.5, 1e30], np.float64)
     b = np.array([2.0, 2.0, -2.0, -2.0, 0.0, 0.0, 0.0, 2.0, 0.1, 3.0], np.float64)
     with np.errstate(all="ignore"):
@@ -100,8 +100,30 @@ def test_floor_divide_is_numpys_and_refuses_int64():
     got = (bz.tensor(a) // bz.tensor(b)).numpy()
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal((7 // bz.tensor(np.array([2, -2], np.int32))).numpy(), [3, -4])
-    with pytest.raises(TypeError, match="floor_divide: int64 is not supported yet"):
-        bz.tensor(np.arange(3)) // 2
+
+
+def test_int64_floor_divide_is_exact_over_the_whole_range():
+    """int64 quotients past float64's 53 bits (_floor_divide_int64): every
+    pair of the extremes and signed small values, random pairs over the
+    whole range and random ones with small divisors, Python ints on either
+    side; by 0 is 0 and by -1 wraps the least value, as NumPy."""
+    info = np.iinfo(np.int64)
+    special = np.array([info.min, info.min + 1, info.max, info.max - 1, -(2**53) - 1, 2**53 + 1, 2**62, -(2**62),
+                        -7, -2, -1, 0, 1, 2, 3, 7], np.int64)
+    rng = np.random.default_rng(13)
+    a = np.concatenate([np.repeat(special, special.size), rng.integers(info.min, info.max, 4000, dtype=np.int64),
+                        rng.integers(info.min, info.max, 1000, dtype=np.int64)])
+    b = np.concatenate([np.tile(special, special.size), rng.integers(info.min, info.max, 4000, dtype=np.int64),
+                        rng.integers(-1000, 1000, 1000, dtype=np.int64)])
+    with np.errstate(all="ignore"):
+        want = a // b
+        got = (bz.tensor(a) // bz.tensor(b)).numpy()
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+        x = a[special.size**2:]
+        np.testing.assert_array_equal((bz.tensor(x) // 10).numpy(), x // 10)
+        np.testing.assert_array_equal((-(2**40) // bz.tensor(x)).numpy(), -(2**40) // x)
+        np.testing.assert_array_equal(np.floor_divide(bz.tensor(x).T, -3).numpy(), x // -3)
 
 
 def test_hypot_and_logaddexp_specials():
