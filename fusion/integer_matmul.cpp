@@ -26,12 +26,17 @@ std::optional<NodeId> uncast(Graph& out, NodeId id) {
 Graph integer_matmul(const Graph& g) {
   bool changed = false;
   Graph out = rewrite_nodes(g, [&](Graph& o, const Node& n, NodeId) {
-    if (n.op != Op::MatMul || n.dtype != DType::Int32 || !n.attr.ints.empty()) return o.add(n);
+    // The attr ints of the op itself; one more marks an accumulating product.
+    const size_t own = n.op == Op::Conv2d ? kConv2dAttrs : 0;
+    if ((n.op != Op::MatMul && n.op != Op::Conv2d) || n.dtype != DType::Int32 || n.attr.ints.size() != own)
+      return o.add(n);
     std::optional<NodeId> a = uncast(o, n.inputs[0]);
     std::optional<NodeId> b = a ? uncast(o, n.inputs[1]) : std::nullopt;
     if (!b) return o.add(n);
     changed = true;
-    return o.apply(Op::MatMul, {*a, *b}, Attr{{static_cast<int64_t>(DType::Int32)}, {}});
+    Attr attr = n.attr;
+    attr.ints.push_back(static_cast<int64_t>(DType::Int32));
+    return o.apply(n.op, {*a, *b}, attr);
   });
   return changed ? eliminate_dead(out) : g;
 }

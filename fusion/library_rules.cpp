@@ -33,8 +33,8 @@ std::vector<bool> varies(const View& operand, const Shape& out) {
 std::string cpu_refuse(const Graph& g, NodeId library, std::span<const PostOp>, const PostOp& next) {
   if (blas_call(g[library]))
     return "a float64 matmul or float32 matrix-vector product is a BLAS call, which applies no post-ops";
-  if (g[library].op == Op::MatMul && !g[library].attr.ints.empty())
-    return "oneDNN's integer matmul runs here without post-ops (Note [Integer matmul])";
+  if (g[library].dtype == DType::Int32 && g[library].dtype != g[g[library].inputs[0]].dtype)
+    return "oneDNN's integer matmul and convolution run here without post-ops (Note [Integer matmul])";
   if (next.kind != PostOp::Kind::Binary) return "";
   // oneDNN's fast kernels take an operand that is one value, one per output
   // channel (a matmul's last axis, a convolution's second) or one per

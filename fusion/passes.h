@@ -122,7 +122,11 @@ Graph split_reductions(const Graph& g, const ReductionSplit& want);
 // with VNNI); uint8 weights, and CPUs without VNNI, get the reference
 // interpreter, counted and said as for any call oneDNN refuses. A CUDA
 // device refuses integer matmuls (cuBLASLt's int8 layouts are issue 28's
-// next step).
+// next step). A convolution is the same sum of products: conv2d of two
+// such casts (NumPy has none; bz.conv2d takes integers, and sums them as
+// its matmul does) becomes a Conv2d of the 8-bit operands, its attr the
+// seven of the convolution and int32, which oneDNN runs as u8/s8 x s8 ->
+// s32 on the same terms.
 Graph integer_matmul(const Graph& g);
 
 // Note [Constant folding] (fusion/fold_constants.cpp): an element-wise op

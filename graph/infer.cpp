@@ -50,14 +50,21 @@ DType result_dtype(Op op, std::span<const TypeShape> in, const Attr& attr) {
     case DTypeRule::Promote: return promote_all(in);
     case DTypeRule::PromoteNumeric: return reject_bool(promote_all(in));
     case DTypeRule::MatMul:
-      if (!attr.ints.empty()) {  // Note [Integer matmul] (fusion/passes.h): int8/uint8 accumulated into int32
+    case DTypeRule::Conv: {
+      // Note [Integer matmul] (fusion/passes.h): int8/uint8 accumulated into
+      // int32, named by one attr int past the op's own (none for a matmul,
+      // stride, padding, dilation and groups for a convolution).
+      const size_t own = info(op).dtype_rule == DTypeRule::Conv ? kConv2dAttrs : 0;
+      if (attr.ints.size() > own) {
         auto narrow = [](DType t) { return t == DType::Int8 || t == DType::UInt8; };
-        BRAZE_CHECK(attr.ints.size() == 1 && attr.ints[0] == static_cast<int64_t>(DType::Int32) &&
+        BRAZE_CHECK(attr.ints.size() == own + 1 && attr.ints[own] == static_cast<int64_t>(DType::Int32) &&
                         std::all_of(in.begin(), in.end(), [&](const TypeShape& x) { return narrow(x.dtype); }),
-                    api, ": an accumulating matmul takes int8 or uint8 operands into int32 (", describe(in), ")");
+                    own ? "conv2d" : "matmul", ": an accumulating product takes int8 or uint8 operands into int32 (",
+                    describe(in), ")");
         return DType::Int32;
       }
       return reject_bool(promote_all(in));
+    }
     case DTypeRule::PromoteFloat: return to_float(promote_all(in));
     case DTypeRule::Bitwise:
     case DTypeRule::Shift: {
@@ -72,11 +79,6 @@ DType result_dtype(Op op, std::span<const TypeShape> in, const Attr& attr) {
       return promote_all(in.subspan(1));
     case DTypeRule::Accumulate: return is_float(in[0].dtype) ? in[0].dtype : kDefaultInt;
     case DTypeRule::Index: return kDefaultInt;
-    case DTypeRule::Conv: {
-      DType t = promote_all(in);
-      BRAZE_CHECK(is_float(t), api, ": needs float inputs, got ", describe(in));
-      return t;
-    }
   }
   BRAZE_ASSERT(false, "no dtype rule for ", info(op).name);
   return DType::Float32;
@@ -115,7 +117,8 @@ Shape matmul_shape(const Shape& a, const Shape& b) {
 Shape conv2d_shape(const Shape& x, const Shape& w, const std::vector<int64_t>& p) {
   BRAZE_CHECK(x.size() == 4 && w.size() == 4, "conv2d: input must be NCHW and weight OIHW (4-d), got ",
               to_string(x), " and ", to_string(w));
-  BRAZE_CHECK(p.size() == 7, "conv2d: attr needs stride, padding, dilation (2 each) and groups");
+  BRAZE_CHECK(p.size() == kConv2dAttrs || p.size() == kConv2dAttrs + 1,
+              "conv2d: attr needs stride, padding, dilation (2 each) and groups");
   int64_t groups = p[6];
   for (int i = 0; i < 2; ++i) {
     BRAZE_CHECK(p[i] > 0 && p[4 + i] > 0 && p[2 + i] >= 0,

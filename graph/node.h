@@ -26,6 +26,10 @@ using NodeId = uint32_t;
 //   Pad        ints  = zeros before each axis, then zeros after each (Note [Windows])
 //   reductions ints  = sorted axes (the result keeps them as size 1)
 //   Conv2d     ints  = {stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups}
+//   MatMul, Conv2d: one int more, int32, where 8-bit operands accumulate
+//              into int32 (Note [Integer matmul] in fusion/passes.h)
+inline constexpr size_t kConv2dAttrs = 7;
+
 struct Attr {
   std::vector<int64_t> ints;
   std::vector<double> reals;

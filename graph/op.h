@@ -37,8 +37,8 @@ enum class DTypeRule : uint8_t {
   Select,          // where(bool cond, a, b): promote(a, b)
   Accumulate,      // ints and bool sum into int64; floats keep their type
   Index,           // int64 position; reduced axes must not be empty
-  MatMul,          // promote; bool rejected; matrix shapes
-  Conv,            // promote; floats only; NCHW shapes
+  MatMul,          // promote; bool rejected; matrix shapes; int8/uint8 into int32 (Note [Integer matmul])
+  Conv,            // as MatMul; NCHW shapes
 };
 
 enum OpFlag : uint32_t {

@@ -258,7 +258,14 @@ class NodeEvaluator {
     return out;
   }
 
+  // Integers sum in int64 and wrap into the result's type as they are
+  // stored, as NumPy's integer matmul wraps (Note [Integer matmul]).
   Array conv2d(const Node& n, const StridedArray& x, const StridedArray& w) {
+    return is_float(n.dtype) ? conv2d_as<double>(n, x, w) : conv2d_as<int64_t>(n, x, w);
+  }
+
+  template <class T>
+  Array conv2d_as(const Node& n, const StridedArray& x, const StridedArray& w) {
     const Shape& xs = x.view.shape;
     const Shape& ws = w.view.shape;
     const std::vector<int64_t>& p = n.attr.ints;  // stride, padding, dilation (h, w), groups
@@ -267,18 +274,18 @@ class NodeEvaluator {
     int64_t cin_per_group = ws[1], cout_per_group = ws[0] / p[6];
     auto xat = [&](int64_t b, int64_t c, int64_t h, int64_t v) {
       const Strides& s = x.view.strides;
-      return load_double(x.base->dtype, x.base->data.get(), x.view.offset + b * s[0] + c * s[1] + h * s[2] + v * s[3]);
+      return load<T>(x.base->dtype, x.base->data.get(), x.view.offset + b * s[0] + c * s[1] + h * s[2] + v * s[3]);
     };
     auto wat = [&](int64_t o, int64_t c, int64_t h, int64_t v) {
       const Strides& s = w.view.strides;
-      return load_double(w.base->dtype, w.base->data.get(), w.view.offset + o * s[0] + c * s[1] + h * s[2] + v * s[3]);
+      return load<T>(w.base->dtype, w.base->data.get(), w.view.offset + o * s[0] + c * s[1] + h * s[2] + v * s[3]);
     };
     int64_t i = 0;
     for (int64_t b = 0; b < os[0]; ++b)
       for (int64_t o = 0; o < os[1]; ++o)
         for (int64_t oh = 0; oh < os[2]; ++oh)
           for (int64_t ow = 0; ow < os[3]; ++ow) {
-            double s = 0;
+            T s = 0;
             int64_t g = o / cout_per_group;
             for (int64_t c = 0; c < cin_per_group; ++c)
               for (int64_t kh = 0; kh < ws[2]; ++kh)
@@ -287,7 +294,7 @@ class NodeEvaluator {
                   if (ih < 0 || ih >= xs[2] || iw < 0 || iw >= xs[3]) continue;
                   s += xat(b, g * cin_per_group + c, ih, iw) * wat(o, c, kh, kw);
                 }
-            store_double(n.dtype, out.data.get(), i++, s);
+            store<T>(n.dtype, out.data.get(), i++, s);
           }
     return out;
   }

@@ -798,6 +798,51 @@ TEST(IntegerMatmul, OtherMatmulsStayAsTheyAre) {
                std::invalid_argument);
 }
 
+// A convolution of two such casts the same: its attr is the convolution's
+// and int32, its operands the 8-bit values, its sums the reference's (the
+// extremes of both ranges, padding, stride and groups), and other integer
+// convolutions stay as they are.
+TEST(IntegerMatmul, ConvolutionsOfEightBitCastsAreReadAsThey) {
+  const std::vector<int64_t> conv{2, 1, 1, 2, 1, 2, 2};  // stride, padding, dilation (h, w), groups
+  for (DType left : {DType::Int8, DType::UInt8}) {
+    Graph g;
+    NodeId x = g.input(left, {2, 4, 7, 6});
+    NodeId w = g.input(DType::Int8, {6, 2, 3, 2});
+    g.outputs = {g.apply(Op::Conv2d, {cast(g, x, DType::Int32), cast(g, w, DType::Int32)}, Attr{conv, {}})};
+    Graph p = run_pipeline(g);
+    const Node* c = nullptr;
+    for (const Node& n : p.nodes())
+      if (n.op == Op::Conv2d) c = &n;
+    ASSERT_NE(c, nullptr);
+    std::vector<int64_t> want = conv;
+    want.push_back(static_cast<int64_t>(DType::Int32));
+    EXPECT_EQ(c->attr.ints, want);
+    EXPECT_EQ(c->dtype, DType::Int32);
+    EXPECT_EQ(p[c->inputs[0]].dtype, left);
+    EXPECT_EQ(count(p, Op::Cast), 0u);
+    std::vector<double> vx(2 * 4 * 7 * 6), vw(6 * 2 * 3 * 2);
+    for (size_t i = 0; i < vx.size(); ++i) vx[i] = left == DType::Int8 ? (i % 2 ? -128.0 : 127.0) : (i % 3 ? 255.0 : 0.0);
+    for (size_t i = 0; i < vw.size(); ++i) vw[i] = i % 2 ? -128.0 : 127.0 - static_cast<double>(i % 7);
+    expect_same(g, p, std::vector<Array>{testing::make_array(left, {2, 4, 7, 6}, vx),
+                                         testing::make_array(DType::Int8, {6, 2, 3, 2}, vw)});
+  }
+  Graph g;  // int32 operands of their own: an int32 convolution, summed as NumPy's matmul would
+  NodeId x = g.input(DType::Int32, {1, 2, 4, 4});
+  g.outputs = {g.apply(Op::Conv2d, {x, cast(g, g.input(DType::Int8, {3, 2, 2, 2}), DType::Int32)}, Attr{{1, 1, 0, 0, 1, 1, 1}, {}})};
+  Graph p = run_pipeline(g);
+  for (const Node& n : p.nodes()) {
+    if (n.op == Op::Conv2d) {
+      EXPECT_EQ(n.attr.ints.size(), kConv2dAttrs);
+    }
+  }
+  EXPECT_THROW(g.apply(Op::Conv2d, {g.input(DType::Int32, {1, 2, 4, 4}), g.input(DType::Int8, {3, 2, 2, 2})},
+                       Attr{{1, 1, 0, 0, 1, 1, 1, static_cast<int64_t>(DType::Int32)}, {}}),
+               std::invalid_argument);
+  EXPECT_THROW(g.apply(Op::Conv2d, {g.input(DType::Bool, {1, 2, 4, 4}), g.input(DType::Bool, {3, 2, 2, 2})},
+                       Attr{{1, 1, 0, 0, 1, 1, 1}, {}}),
+               std::invalid_argument);
+}
+
 TEST(Pipeline, PassesRunInTheDocumentedOrder) {
   std::vector<std::string_view> names;
   for (const PassEntry& p : pipeline()) names.push_back(p.name);

@@ -232,6 +232,49 @@ def test_int8_matmul_of_views_and_with_a_bias():
     np.testing.assert_array_equal(y, ref)
 
 
+def conv2d_np(x, w, stride=1, padding=0):
+    """NCHW x OIHW in int64 (no groups, no dilation), the reference for
+    integer convolutions."""
+    x = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    kh, kw = w.shape[2:]
+    win = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))[:, :, ::stride, ::stride]
+    return np.einsum("nchwij,ocij->nohw", win, w.astype(np.int64))
+
+
+@pytest.mark.parametrize("left", ["int8", "uint8"])
+def test_int8_convolutions_summed_in_int32_match_numpy(left):
+    rng = np.random.default_rng(11)
+    lo, hi = RANGES[left]
+    for n, c, h, o, k, stride, padding in ((2, 3, 9, 4, 3, 1, 1), (1, 32, 14, 64, 3, 2, 1), (3, 16, 8, 8, 1, 1, 0)):
+        x = rng.integers(lo, hi + 1, (n, c, h, h)).astype(left)
+        w = rng.integers(-128, 128, (o, c, k, k)).astype(np.int8)
+        x[:, :, 0], w[0] = hi, -128  # the extremes
+        bz.reset_stats()
+        got = bz.conv2d(bz.tensor(x).astype("int32"), bz.tensor(w).astype("int32"), stride=stride, padding=padding)
+        got = got.numpy()
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got, conv2d_np(x, w, stride, padding).astype(np.int32))
+        if int8_exact_on_onednn():  # one oneDNN call, not the reference interpreter
+            assert bz.stats()["library_calls_reference"] == 0
+
+
+def test_int8_convolution_replayed_and_dequantized():
+    """A quantized conv layer, twice (the second run replays the program
+    with the weights packed once): the int32 sums dequantized per output
+    channel, relu, requantized."""
+    rng = np.random.default_rng(12)
+    w = rng.integers(-128, 128, (8, 4, 3, 3)).astype(np.int8)
+    sx, sw = 0.03, np.linspace(0.01, 0.02, 8).astype(np.float32)
+    tw = bz.tensor(w)
+    for seed in (1, 2):
+        x = np.random.default_rng(seed).integers(0, 256, (2, 4, 10, 10)).astype(np.uint8)
+        acc = bz.conv2d(bz.tensor(x).astype("int32"), tw.astype("int32"), padding=1)
+        y = bz.quantize(bz.relu(bz.dequantize(acc, sx * sw, axis=1)), 0.05, 0, "uint8").numpy()
+        want_acc = conv2d_np(x, w, 1, 1).astype(np.int32)
+        want = quantize_np(np.maximum(dequantize_np(want_acc, sx * sw, 0, 1), 0), 0.05, 0, "uint8")
+        np.testing.assert_array_equal(y, want)
+
+
 def test_other_integer_matmuls_keep_numpy_types():
     rng = np.random.default_rng(10)
     a = rng.integers(-128, 128, (5, 6)).astype(np.int8)
