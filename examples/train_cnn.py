@@ -76,15 +76,24 @@ def torch_forward(params, x):
     return x.flatten(1) @ params["fc_w"] + params["fc_b"]
 
 
-def main(argv=None):
-    """Trains and reports; returns training.train_digits's result,
-    {"accuracy": the final test accuracy, "losses": the mean training loss
-    of each epoch} (for the tests)."""
-    args = training.digits_args(__doc__.splitlines()[0], epochs=6, lr=1e-2, argv=argv)
+# The defaults of the command line (quantized_cnn.py trains with the same learning rate).
+EPOCHS, LR = 6, 1e-2
+
+
+def train(args):
+    """Trains and reports with training.digits_args's `args`; returns
+    training.train_digits's result (the trained parameters among it)."""
     convs = ", ".join(f"conv 3x3 {a} -> {b} + relu + pool" for a, b in zip(CHANNELS, CHANNELS[1:]))
     return training.train_digits(args, f"CNN {convs}, linear {FEATURES} -> {CLASSES}; Adam lr {args.lr}",
                                  init_params, loss_fn, forward, torch_forward=torch_forward,
                                  plot_title="CNN on the digits, Adam", shape=(1, SIDE, SIDE))
+
+
+def main(argv=None):
+    """Trains and reports; returns training.train_digits's result,
+    {"accuracy": the final test accuracy, "losses": the mean training loss
+    of each epoch, ...} (for the tests)."""
+    return train(training.digits_args(__doc__.splitlines()[0], epochs=EPOCHS, lr=LR, argv=argv))
 
 
 if __name__ == "__main__":
