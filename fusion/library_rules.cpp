@@ -30,11 +30,17 @@ std::vector<bool> varies(const View& operand, const Shape& out) {
   return v;
 }
 
-std::string cpu_refuse(const Graph& g, NodeId library, std::span<const PostOp>, const PostOp& next) {
+std::string cpu_refuse(const Graph& g, NodeId library, std::span<const PostOp> taken, const PostOp& next) {
   if (blas_call(g[library]))
     return "a float64 matmul or float32 matrix-vector product is a BLAS call, which applies no post-ops";
   if (g[library].dtype == DType::Int32 && g[library].dtype != g[g[library].inputs[0]].dtype)
     return "oneDNN's integer matmul and convolution run here without post-ops (Note [Integer matmul])";
+  if (g[library].op == Op::Conv2d) {  // Note [Convolution bias]
+    if (next.kind == PostOp::Kind::Activation) return "";
+    const bool bias = taken.empty() && next.kind == PostOp::Kind::Binary && next.op == Op::Add &&
+                      g[next.addend].dtype == g[library].dtype && is_channel_bias(g[next.addend].view, g[library].shape());
+    return bias ? "" : "oneDNN's convolution takes a bias and activations; its other post-ops ran on a slow path";
+  }
   if (next.kind != PostOp::Kind::Binary) return "";
   // oneDNN's fast kernels take an operand that is one value, one per output
   // channel (a matmul's last axis, a convolution's second) or one per
@@ -103,6 +109,16 @@ bool cpu_reads(const Graph& g, const Node& library, size_t operand) {
 }
 
 }  // namespace
+
+bool is_channel_bias(const View& addend, const Shape& out) {
+  if (out.size() != 4) return false;
+  const std::vector<bool> v = varies(addend, out);
+  if (v[0] || v[2] || v[3]) return false;
+  if (out[1] == 1) return true;  // one channel: one value, wherever it is
+  // Along the channels with a unit stride, the channel axis the operand's own.
+  const size_t lead = out.size() - addend.shape.size();
+  return v[1] && lead <= 1 && addend.strides[1 - lead] == 1;
+}
 
 const LibraryRules& cpu_library_rules() {
   static const LibraryRules rules{"oneDNN/BLAS", cpu_refuse, cpu_reads};

@@ -64,6 +64,11 @@ struct LibraryRules {
 // unit stride along one axis (the default everywhere).
 const LibraryRules& cpu_library_rules();
 
+// Note [Convolution bias] (jit_cpu/dnn_primitives.cpp): whether `addend`,
+// added to a convolution's result of shape `out` ([N, C, H, W]), is one
+// value per channel, contiguous: the bias oneDNN's convolutions take.
+bool is_channel_bias(const View& addend, const Shape& out);
+
 // `g` with each library operand that `rules` cannot read replaced by a
 // Copy of it (Note [Library capabilities]); `g` itself when there is none.
 Graph copy_unread_operands(const Graph& g, const LibraryRules& rules);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #ifdef BRAZE_HAVE_OPENMP
@@ -13,6 +14,7 @@
 #endif
 
 #include "fusion/blas_layout.h"
+#include "fusion/library_rules.h"
 #include "graph/check.h"
 #include "graph/log.h"
 #include "graph/lru.h"
@@ -171,7 +173,10 @@ dnnl::algorithm binary(Op op) {
 struct Entry {
   std::string error;
   dnnl::primitive primitive;
-  std::vector<memory::desc> post_descs;  // per Binary post-op
+  std::vector<memory::desc> post_descs;  // per Binary post-op (the bias's not among them)
+  // Note [Convolution bias]: the first post-op, an add of one value per
+  // channel, read as the convolution's bias.
+  std::optional<memory::desc> bias_md;
   memory::desc a_md, b_md, out_md, scratch_md;
   // Note [Packed matmul weights]: the right operand is first copied into
   // the layout the product reads fastest by a cached reorder primitive.
@@ -188,6 +193,27 @@ struct Entry {
 };
 
 namespace {
+
+// Note [Convolution bias]
+// conv2d(x, w, b) adds b, one value per output channel, after the call:
+// the fusion pass hands it over as the first post-op, a binary add, which
+// oneDNN's gemm convolution (the one that reads braze's plain NCHW layout)
+// applies on a slow path: [360, 1, 8, 8] x [16, 1, 3, 3] took 15-23 ms with
+// it and 0.3-0.6 ms without. oneDNN's convolutions take a bias argument of
+// their own, which every implementation adds as it stores, so that first
+// add becomes the bias where its operand is one contiguous value per
+// channel in the convolution's type. Its other post-ops are slow there as
+// well (a multiply by 2.0: 2.4 against 0.4 ms; an add of a full tensor: 15
+// against 0.4 ms and a kernel), so the CPU's rules give a convolution only
+// that bias and activations (cpu_refuse, fusion/library_rules.cpp), and
+// the rest is a kernel after it. Matmuls keep every post-op: their kernels
+// apply them at full speed.
+bool conv_bias(const Call& c) {
+  if (c.op != Op::Conv2d || c.post.empty() || !is_float(c.dtype)) return false;
+  const CallPostOp& p = c.post[0];
+  return p.kind == PostOp::Kind::Binary && p.op == Op::Add && p.addend.dtype == c.dtype &&
+         is_channel_bias(p.addend.view, c.out);
+}
 
 // Note [Integer convolutions in oneDNN's layouts]
 // oneDNN's int8 convolutions (brgconv, with VNNI) read and write channels
@@ -250,7 +276,8 @@ void create(const Call& c, Entry& e) {
   Strides dense = contiguous_strides(c.out);
   e.out_md = memory::desc(Dims(c.out.begin(), c.out.end()), *data_type(c.dtype), Dims(dense.begin(), dense.end()));
   dnnl::post_ops ops;
-  for (const CallPostOp& p : c.post) {
+  if (conv_bias(c)) e.bias_md = memory::desc({c.out[1]}, *data_type(c.dtype), memory::format_tag::a);
+  for (const CallPostOp& p : std::span(c.post).subspan(e.bias_md ? 1 : 0)) {
     if (p.kind == PostOp::Kind::Activation) {
       ops.append_eltwise(1.0f, eltwise(p.activation), p.activation == Activation::Silu ? 1.0f : 0.0f, 0.0f);
       continue;
@@ -287,9 +314,15 @@ void create(const Call& c, Entry& e) {
       auto any = [&](const memory::desc& md) {
         return staged ? memory::desc(md.dims(), md.data_type(), memory::format_tag::any) : md;
       };
-      dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                        any(e.a_md), any(e.b_md), any(e.out_md), {p[0], p[1]}, {p[4] - 1, p[5] - 1},
-                                        {p[2], p[3]}, padding_r);
+      dnnl::convolution_forward::desc d =
+          e.bias_md ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                      dnnl::algorithm::convolution_direct, any(e.a_md), any(e.b_md),
+                                                      *e.bias_md, any(e.out_md), {p[0], p[1]}, {p[4] - 1, p[5] - 1},
+                                                      {p[2], p[3]}, padding_r)
+                    : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                      dnnl::algorithm::convolution_direct, any(e.a_md), any(e.b_md),
+                                                      any(e.out_md), {p[0], p[1]}, {p[4] - 1, p[5] - 1}, {p[2], p[3]},
+                                                      padding_r);
       dnnl::convolution_forward::primitive_desc pd(d, attr, cpu_engine());
       e.primitive = dnnl::convolution_forward(pd);
       scratch_md = pd.scratchpad_desc();
@@ -438,11 +471,14 @@ void run(const Prepared& p, const Graph& g, const FusedGroup& group,
                                : memory(e.b_md, eng, address(buffer(c.b.base), c.b))},
       {DNNL_ARG_DST, e.unstage_dst ? memory(e.staged_dst_md, eng, mem.scratch + e.staged_dst_at) : dst},
   };
+  // Note [Convolution bias]: the first post-op is the bias, not among oneDNN's.
+  const size_t first = e.bias_md ? 1 : 0;
+  if (e.bias_md) args.emplace(DNNL_ARG_BIAS, memory(*e.bias_md, eng, address(buffer(c.post[0].addend.base), c.post[0].addend)));
   int k = 0;
-  for (size_t i = 0; i < c.post.size(); ++i) {
+  for (size_t i = first; i < c.post.size(); ++i) {
     if (c.post[i].kind != PostOp::Kind::Binary) continue;
     const Operand& o = c.post[i].addend;
-    args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i)) | DNNL_ARG_SRC_1,
+    args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(static_cast<int>(i - first)) | DNNL_ARG_SRC_1,
                  memory(e.post_descs[k++], eng, address(buffer(o.base), o)));
   }
   if (e.scratch_md.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, memory(e.scratch_md, eng, mem.scratch));
