@@ -9,8 +9,8 @@ names. `docs/quantization.md` has the formulas and the conventions.
 The product of quantized values is written as NumPy has it,
 `a.astype("int32") @ w.astype("int32")` with int8 (or uint8) a and int8 w:
 one oneDNN call multiplying the 8-bit values into int32 (Note [Integer
-matmul] in fusion/passes.h). Not here yet: int8 conv2d, cuBLASLt's int8
-matmul.
+matmul] in fusion/passes.h); so is bz.conv2d of such casts. Not here yet:
+cuBLASLt's int8 matmul.
 """
 
 import numpy as np
