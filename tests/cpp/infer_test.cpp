@@ -40,7 +40,8 @@ std::optional<DType> expected_dtype(DTypeRule rule, std::span<const DType> in, c
     case DTypeRule::Cast: return static_cast<DType>(attr.ints.at(0));
     case DTypeRule::Promote: return promote_all(in);
     case DTypeRule::PromoteNumeric:
-    case DTypeRule::MatMul: return no_bool(promote_all(in));
+    case DTypeRule::MatMul:
+    case DTypeRule::Conv: return no_bool(promote_all(in));  // integers too (Note [Integer matmul])
     case DTypeRule::PromoteFloat: return floated(promote_all(in));
     case DTypeRule::Bitwise:
     case DTypeRule::Shift: {
@@ -53,10 +54,6 @@ std::optional<DType> expected_dtype(DTypeRule rule, std::span<const DType> in, c
       return promote_all(in.subspan(1));
     case DTypeRule::Accumulate: return is_float(in[0]) ? in[0] : kI64;
     case DTypeRule::Index: return kI64;
-    case DTypeRule::Conv: {
-      DType t = promote_all(in);
-      return is_float(t) ? std::optional<DType>(t) : std::nullopt;
-    }
   }
   return std::nullopt;
 }
