@@ -4,13 +4,16 @@
 
 namespace braze {
 
-bool cpu_blas_matmul(DType dtype, const Shape& out) {
-  if (dtype == DType::Float64) return true;
-  if (dtype != DType::Float32 || out.size() < 2) return false;
+bool matrix_vector(const Shape& out) {
+  if (out.size() < 2) return false;
   const size_t r = out.size();
   for (size_t d = 0; d + 2 < r; ++d)
     if (out[d] != 1) return false;
   return out[r - 2] == 1 || out[r - 1] == 1;
+}
+
+bool cpu_blas_matmul(DType dtype, const Shape& out) {
+  return dtype == DType::Float64 || (dtype == DType::Float32 && matrix_vector(out));
 }
 
 std::optional<ColumnMajor> transposed_view(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool may_transpose) {

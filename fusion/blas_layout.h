@@ -37,5 +37,8 @@ std::optional<ColumnMajor> transposed_view(int64_t rows, int64_t cols, int64_t r
 // for the one it needs ([1024, 1024] @ [1024, 1]: 0.73 ms, where NumPy's
 // sgemv takes 0.03).
 bool cpu_blas_matmul(DType dtype, const Shape& out);
+// Whether a matmul with result `out` is a matrix-vector product: no batch
+// axes (or all of size 1), and a result row or column of one.
+bool matrix_vector(const Shape& out);
 
 }  // namespace braze

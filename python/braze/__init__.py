@@ -45,6 +45,7 @@ from ._einsum import *  # noqa: F401,F403
 from . import _einsum
 from . import linalg  # noqa: E402 (bz.linalg)
 from . import _inplace
+from . import _ndarray_methods
 from . import _gather
 from ._gather import *  # noqa: F401,F403
 from . import _array_api
@@ -371,6 +372,7 @@ _inplace.install()  # x += y, x[key] = value (Note [In-place updates])
 _reductions.install()  # t.sum(..., dtype=, out=) and the other reductions
 _gather.install()  # x[index_array], x[mask]
 _array_api.install()  # x.__array_namespace__() is this module
+_ndarray_methods.install()  # x.dot(w), x.cumsum(), x.sort(), x.real: ndarray's methods
 
 
 def _export_core_functions():

@@ -66,8 +66,19 @@ def write_out(result, out, op):
     if out is None:
         return result
     target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if isinstance(target, np.ndarray):
+        # A NumPy array as out (ndarray += tensor, np.add(a, t, out=a)):
+        # NumPy's memory, so the values are computed now and written there,
+        # cast as a ufunc casts into its out (same_kind); NumPy's own error
+        # where it would refuse (a read-only array, a shape it cannot take).
+        try:
+            np.copyto(target, result.numpy(), casting="same_kind")
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{op}: writing into the NumPy array given as out=: {e}") from None
+        return target
     if not isinstance(target, Tensor):
-        raise TypeError(f"{op}: out= must be a braze tensor (it is written in place), not {type(target).__name__}")
+        raise TypeError(f"{op}: out= must be a braze tensor or a NumPy array (it is written in place), not "
+                        f"{type(target).__name__}")
     if not target.is_realized:
         target.realize()
     copyto(target, result if result.dtype == target.dtype else _core.astype(result, target.dtype.name))

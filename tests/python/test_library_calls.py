@@ -482,12 +482,14 @@ def test_float64_matmul_of_special_values():
 
 
 @needs_blas
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("case", ["Av", "A.T v", "vA", "v A.T", "strided v", "sliced A", "dot", "A (v as [k, 1])",
                                   "row-of-one A"])
-def test_float32_matrix_vector_products_are_blas_calls(case):
-    # cpu_blas_matmul: oneDNN 2.6 ran [1024, 1024] @ [1024, 1] with a matrix
-    # kernel, 0.73 ms where NumPy's sgemv takes 0.03.
-    A, v = rand((40, 24), 8), rand((48,), 9)
+def test_matrix_vector_products_are_blas_gemv_calls(case, dtype):
+    # cpu_blas_matmul: oneDNN 2.6 ran [1024, 1024] @ [1024, 1] in float32
+    # with a matrix kernel, 0.73 ms where NumPy's sgemv takes 0.03; float64
+    # as a dgemm with one column, 3x NumPy's dgemv (blas_matmul.cpp).
+    A, v = rand((40, 24), 8).astype(dtype), rand((48,), 9).astype(dtype)
     a, x = bz.tensor(A), bz.tensor(v)
     got, want = {
         "Av": lambda: (a @ x[:24], A @ v[:24]),

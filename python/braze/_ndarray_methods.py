@@ -1,0 +1,98 @@
+"""The ndarray methods NumPy programs call on arrays (``x.dot(w)``,
+``x.cumsum(axis)``, ``x.sort()``, ``x.real``), on braze tensors.
+
+ndarray's own methods are NumPy's functions applied to the array, so here
+each is the NumPy function called on the tensor: it dispatches through
+``__array_function__`` (or ``__array_ufunc__``) to braze's implementation
+and stays lazy where that one is, or raises the TypeError that names a
+function braze does not have. ``sort`` and ``fill`` change the tensor as
+``x[...] = v`` does (Note [In-place updates]); the byte-level methods
+(``tobytes``, ``tofile``, ``dump``) go through the realized values.
+"""
+
+import os
+import pickle
+
+import numpy as np
+
+from ._core import Tensor
+
+# Methods whose NumPy function takes the array first and then the method's
+# own arguments, in the method's order.
+_FUNCTIONS = ["argpartition", "argsort", "choose", "cumprod", "cumsum", "diagonal", "dot", "nonzero", "repeat",
+              "searchsorted", "swapaxes", "take", "trace"]
+
+
+def _delegate(name):
+    function = getattr(np, name)
+
+    def method(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = f"numpy.{name}(self, ...) (ndarray.{name})"
+    return method
+
+
+def _compress(self, condition, axis=None, out=None):
+    """ndarray.compress: numpy.compress takes the condition first."""
+    return np.compress(condition, self, axis=axis, out=out)
+
+
+def _sort(self, axis=-1, kind=None, order=None):
+    """In place, as ndarray.sort: the tensor takes the sorted values."""
+    self[...] = np.sort(self, axis=axis, kind=kind, order=order)
+
+
+def _fill(self, value):
+    """In place, as ndarray.fill: every element becomes ``value``."""
+    self[...] = value
+
+
+def _real(self):
+    if self.dtype.kind == "c":
+        return np.real(self)
+    return self  # ndarray.real of a real array is the array itself
+
+
+def _imag(self):
+    if self.dtype.kind == "c":
+        return np.imag(self)
+    return np.zeros_like(self)  # NumPy's is a read-only array of zeros
+
+
+def _strides(self):
+    """The strides in bytes of the values as .numpy() gives them (C order)."""
+    strides, step = [], self.dtype.itemsize
+    for n in reversed(self.shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def _dump(self, file):
+    """ndarray.dump: the pickle (realized values, never the lazy graph) into a path or a file."""
+    if isinstance(file, (str, bytes, os.PathLike)):
+        with open(file, "wb") as f:
+            pickle.dump(self, f)
+    else:
+        pickle.dump(self, file)
+
+
+def install():
+    for name in _FUNCTIONS:
+        setattr(Tensor, name, _delegate(name))
+    Tensor.conj = Tensor.conjugate = _real  # braze has no complex dtypes: a real tensor is its own conjugate
+    Tensor.compress = _compress
+    Tensor.sort = _sort
+    Tensor.fill = _fill
+    Tensor.real = property(_real, doc="the real part (the tensor itself for real dtypes)")
+    Tensor.imag = property(_imag, doc="the imaginary part (zeros for real dtypes)")
+    Tensor.itemsize = property(lambda self: self.dtype.itemsize, doc="bytes per element")
+    Tensor.nbytes = property(lambda self: self.dtype.itemsize * self.size, doc="bytes of all elements")
+    Tensor.strides = property(_strides, doc=_strides.__doc__)
+    Tensor.flat = property(lambda self: self.numpy().flat, doc="an iterator over the values (read-only)")
+    Tensor.tobytes = lambda self, order="C": self.numpy().tobytes(order)
+    Tensor.tofile = lambda self, fid, sep="", format="%s": self.numpy().tofile(fid, sep, format)
+    Tensor.dumps = lambda self: pickle.dumps(self)
+    Tensor.dump = _dump

@@ -1,0 +1,92 @@
+"""ndarray's methods on braze tensors (python/braze/_ndarray_methods.py),
+against NumPy's on the same values, and NumPy arrays as the out= of a
+NumPy function given a tensor (ndarray += tensor)."""
+
+import io
+import pickle
+
+import numpy as np
+import pytest
+
+import braze as bz
+
+
+@pytest.fixture
+def x():
+    v = np.random.default_rng(0).standard_normal((4, 5))
+    v[1, 2] = 0.0
+    return v
+
+
+@pytest.mark.parametrize("call", [
+    lambda a: a.dot(np.arange(15.0).reshape(5, 3)),
+    lambda a: a.cumsum(axis=1), lambda a: a.cumsum(), lambda a: a.cumprod(axis=0),
+    lambda a: a.argsort(axis=0), lambda a: a.argsort(),
+    lambda a: a.diagonal(1), lambda a: a.trace(), lambda a: a.trace(offset=-1),
+    lambda a: a.swapaxes(0, 1), lambda a: a.repeat(2, axis=1), lambda a: a.take([0, 3], axis=1),
+    lambda a: a.conj(), lambda a: a.conjugate(), lambda a: a.real, lambda a: a.imag,
+    lambda a: a.T.dot(a),
+], ids=["dot", "cumsum1", "cumsum", "cumprod0", "argsort0", "argsort", "diagonal", "trace", "trace-1", "swapaxes",
+        "repeat", "take", "conj", "conjugate", "real", "imag", "T.dot"])
+def test_methods_are_numpys(x, call):
+    got, want = call(bz.tensor(x)), call(x)
+    assert isinstance(got, bz.Tensor)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_nonzero_searchsorted_and_the_sizes(x):
+    t = bz.tensor(x)
+    for got, want in zip(t.nonzero(), x.nonzero()):
+        np.testing.assert_array_equal(got.numpy(), want)
+    s = np.array([1, 3, 5, 7])
+    np.testing.assert_array_equal(bz.tensor(s).searchsorted([2, 7], side="right").numpy(), s.searchsorted([2, 7], "right"))
+    assert (t.itemsize, t.nbytes, t.strides) == (x.itemsize, x.nbytes, x.strides)
+    f32 = bz.tensor(x.astype(np.float32)).T
+    assert (f32.itemsize, f32.nbytes, f32.strides) == (4, 80, (16, 4))  # the strides of .numpy()'s C order
+    assert list(t.flat) == list(x.flat)
+    assert t.tobytes() == x.tobytes()
+    np.testing.assert_array_equal(pickle.loads(t.dumps()).numpy(), x)
+    f = io.BytesIO()
+    t.dump(f)
+    np.testing.assert_array_equal(pickle.loads(f.getvalue()).numpy(), x)
+
+
+def test_sort_and_fill_change_the_tensor_in_place(x):
+    t = bz.tensor(x)
+    alias = t
+    t.sort(axis=0)
+    want = x.copy()
+    want.sort(axis=0)
+    np.testing.assert_array_equal(alias.numpy(), want)
+    t.fill(2.5)
+    assert (alias.numpy() == 2.5).all() and alias.dtype == x.dtype
+    with pytest.raises(TypeError, match="read-only"):  # a view of stored values, as for x[i][j] = v
+        u = bz.tensor(x)
+        u[0].fill(1.0)
+
+
+def test_a_method_braze_lacks_says_so(x):
+    with pytest.raises(TypeError, match="numpy.compress: braze has no equivalent"):
+        bz.tensor(x).compress([True, False, True, False, True], axis=1)
+
+
+def test_numpy_arrays_as_out():
+    """ndarray += tensor and np.add(a, t, out=a): NumPy's memory, written now,
+    with NumPy's casting rule for out (same_kind)."""
+    a = np.zeros(3)
+    a += bz.tensor(np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(a, [1.0, 2.0, 3.0])
+    m = np.zeros((2, 3))
+    m[0] += bz.tensor(np.array([1.0, 2.0, 3.0]))
+    m[:, 1] *= bz.tensor(np.array([5.0, 7.0]))
+    np.testing.assert_array_equal(m, [[1.0, 10.0, 3.0], [0.0, 0.0, 0.0]])
+    b = np.ones(3)
+    assert np.add(b, bz.tensor(np.array([1.0, 1.0, 1.0])), out=b) is b
+    np.testing.assert_array_equal(b, [2.0, 2.0, 2.0])
+    i = np.zeros(3, np.int64)
+    with pytest.raises(TypeError, match="same_kind"):
+        i += bz.tensor(np.array([1.5, 2.0, 3.0]))
+    frozen = np.zeros(3)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        np.add(frozen, bz.tensor(np.ones(3)), out=frozen)
