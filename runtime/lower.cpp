@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
+#include <optional>
 
 #include "runtime/lower.h"
 
@@ -38,6 +40,39 @@ void append_node(std::string& key, const TensorNode& n, Walk::Seen seen, std::sp
   append_all(key, n.attr.reals);  // by bits: -0.0 is not 0.0 (only special values reach here)
   append(key, static_cast<uint32_t>(operands.size()));
   for (uint32_t i : operands) append(key, i);
+}
+
+// Note [Element reads are inputs]
+// A[i, j] of a realized tensor is a lazy view of one element, at an offset
+// that the program would bake in: a loop over the elements of a matrix
+// (A[i, j] /= A[j, j] in an LU sweep) compiled a program per (i, j), 110
+// us each, until the program cache thrashed: 5.3 s where NumPy takes 9 ms.
+// So the walk reads such an element where it is, in host memory (the
+// value a kernel would load: stored values never change under a lazy
+// tensor, Note [In-place updates]), and hands it to the program as an
+// input of its own: the program is keyed by the element's dtype and
+// shape, and one program serves every (i, j). A view of a value not in
+// host memory, or outside a pad's window, stays a view.
+std::optional<Array> element_read(const TensorNode& n) {
+  if (!is_movement(n.op) || numel(n.shape) != 1) return std::nullopt;
+  std::vector<const TensorNode*> chain;
+  const TensorNode* base = &n;
+  while (!base->data && is_movement(base->op) && !base->inputs.empty()) {
+    chain.push_back(base);
+    base = base->inputs[0].get();
+  }
+  if (!base->data || !base->data->device.is_cpu()) return std::nullopt;
+  View v = View::contiguous(base->shape);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    std::optional<View> moved = move_view(v, (*it)->op, (*it)->attr.ints);
+    if (!moved) return std::nullopt;
+    v = *moved;
+  }
+  if (v.windowed()) return std::nullopt;
+  Array one = allocate_array(n.dtype, n.shape);
+  const size_t item = itemsize(n.dtype);
+  std::memcpy(one.data.get(), base->data->data.get() + v.offset * static_cast<int64_t>(item), item);
+  return one;
 }
 
 }  // namespace
@@ -80,16 +115,18 @@ Walk walk(std::span<const Tensor> roots, LowerOptions options, bool with_key) {
     stack.pop_back();
     const TensorNode* n = handle->get();
     if (w.index.count(n)) continue;
-    if (!n->data && !expanded) {
+    std::optional<Array> element = n->data ? std::nullopt : element_read(*n);
+    if (!n->data && !element && !expanded) {
       stack.emplace_back(handle, true);
       for (auto it = n->inputs.rbegin(); it != n->inputs.rend(); ++it)
         if (!w.index.count(it->get())) stack.emplace_back(&*it, false);
       continue;
     }
     const bool parameter = is_parameter(*n, options);
-    const Walk::Seen seen = n->data ? Walk::Seen::Data : parameter ? Walk::Seen::Parameter : Walk::Seen::Recorded;
-    if (n->data) {
-      w.inputs.push_back(*n->data);
+    const bool data = n->data || element;
+    const Walk::Seen seen = data ? Walk::Seen::Data : parameter ? Walk::Seen::Parameter : Walk::Seen::Recorded;
+    if (data) {
+      w.inputs.push_back(element ? std::move(*element) : *n->data);
     } else if (parameter) {
       const bool real = is_float(n->dtype);
       ScalarParam p{static_cast<int64_t>(w.inputs.size()), n->dtype, real ? n->attr.reals[0] : 0.0,

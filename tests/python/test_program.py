@@ -149,3 +149,35 @@ def test_explain_shows_the_memory_plan():
     assert "memory plan" in text
     assert "steps" in text and " at " in text
     assert "lower bound" in text and "no reuse" in text
+
+
+# --- Note [Element reads are inputs] (runtime/lower.cpp) ---------------------------------------------
+
+
+def test_element_reads_share_one_program():
+    """A loop over the elements of a realized matrix (an LU sweep) compiles
+    one program: each A[i, j] is read where it is and given to the program
+    as an input, not baked in as an offset; the values are NumPy's."""
+    a = np.random.default_rng(3).random((40, 40)) + 1
+    A, want = bz.asarray(a.copy()), a.copy()
+    before = bz.stats()["programs_compiled"]
+    for i in range(40):
+        for j in range(i):
+            A[i, j] /= A[j, j]
+            want[i, j] /= want[j, j]
+    assert bz.stats()["programs_compiled"] - before == 1
+    np.testing.assert_array_equal(A.numpy(), want)
+
+
+def test_element_reads_through_views_and_writes():
+    m = bz.tensor(np.arange(12.0).reshape(3, 4))
+    assert [float(r[1]) for r in m] == [1.0, 5.0, 9.0]
+    assert (float(m.T[3, 2]), float(m[1:, ::-2][1, 1]), float(m.reshape(12)[-1]), float(m[None, 2][0, 3])) == \
+        (11.0, 9.0, 11.0, 11.0)
+    p = bz.pad(m, 1)  # outside a pad's window the element is a zero no memory holds: a view still
+    assert (float(p[0, 0]), float(p[1, 1]), float(p[3, 4])) == (0.0, 0.0, 11.0)
+    held = m[1, 1] * 2  # recorded before the write: keeps the old value, as NumPy computed it
+    m[1, 1] = 50.0
+    assert float(m[1, 1]) == 50.0 and float(held) == 10.0
+    u = bz.tensor(np.arange(6, dtype=np.uint8))
+    assert sum(int(0xFF & b) for b in u) == 15
