@@ -47,6 +47,31 @@ def _ufuncs(bz):
 
 # ufunc.reduce -> the braze reduction that is the same fold.
 _REDUCE = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min"}
+# ufunc.accumulate -> the braze scan that is the same fold.
+_ACCUMULATE = {np.add: "cumulative_sum", np.multiply: "cumulative_prod"}
+# Which ufunc each reduction folds with (for initial=).
+_FOLD = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def masked_reduction(bz, name, a, axis, keepdims, where=True, initial=np._NoValue):
+    """NumPy's reduction ``name`` (sum, prod, max, min) with its where= and
+    initial=: the elements where ``where`` is False are replaced by the
+    fold's identity (or by ``initial``, which NumPy requires for max and
+    min), and ``initial`` joins the fold as one more element, so an empty
+    reduction gives it. Lazy: a select and the reduction, one kernel."""
+    fold = _FOLD[name]
+    if where is not True:
+        if name in ("max", "min") and initial is np._NoValue:
+            raise ValueError(f"numpy.{name}: reduction with where= needs an initial value (as in NumPy)")
+        fill = {"sum": 0, "prod": 1}.get(name, initial)  # the identity; max/min: initial, folded in anyway
+        a = bz.where(bz.asarray(where), a, bz.astype(bz.asarray(fill), a.dtype.name))
+    if initial is np._NoValue:
+        return getattr(bz, name)(a, axis=axis, keepdims=keepdims)
+    axes = range(a.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    if any(a.shape[d] == 0 for d in axes):  # an empty fold is initial alone (max/min have no identity)
+        shape = bz.sum(a, axis=axis, keepdims=keepdims).shape
+        return bz.full(shape, initial, a.dtype)
+    return bz.asarray(fold(getattr(bz, name)(a, axis=axis, keepdims=keepdims), initial)).astype(a.dtype)
 
 
 def _dtype(bz, op, dtype):
@@ -65,8 +90,10 @@ def array_ufunc(bz, ufuncs):
         name = ufunc.__name__
         out = kwargs.pop("out", None)
         dtype = kwargs.pop("dtype", None)
-        if kwargs.pop("where", True) is not True:
-            raise _unsupported(f"numpy.{name}(where=...)")
+        where = kwargs.pop("where", True)
+        if where is not True and (method != "__call__" or out is None):
+            # Without out=, NumPy leaves the masked-out elements uninitialised.
+            raise _unsupported(f"numpy.{name}(where=...)", " without out=")
         if kwargs.get("casting", "same_kind") != "same_kind" or kwargs.get("order", "K") != "K":
             raise _unsupported(f"numpy.{name} with casting= or order=")
         kwargs.pop("casting", None), kwargs.pop("order", None), kwargs.pop("subok", None)
@@ -81,6 +108,11 @@ def array_ufunc(bz, ufuncs):
             if kwargs:
                 raise _unsupported(f"numpy.{name}", f" for the keyword(s) {', '.join(kwargs)}")
             result = fn(*args)
+            if where is not True:  # out keeps its values where the mask is False
+                if isinstance(result, tuple):
+                    raise _unsupported(f"numpy.{name}(where=...)", " for a ufunc of several outputs")
+                target = out[0] if isinstance(out, tuple) else out
+                result = bz.where(bz.asarray(where), result, bz.asarray(target))
             if isinstance(result, tuple):  # frexp, modf, divmod: an out per output, as NumPy passes them
                 outs = (None,) * len(result) if out is None else out
                 return tuple(write_out(r, o, f"numpy.{name}") for r, o in zip(result, outs))
@@ -88,9 +120,19 @@ def array_ufunc(bz, ufuncs):
         if method == "reduce" and ufunc in _REDUCE:
             axis = kwargs.pop("axis", 0)
             keepdims = kwargs.pop("keepdims", False)
-            if kwargs.pop("initial", np._NoValue) is not np._NoValue or kwargs:
-                raise _unsupported(f"numpy.{name}.reduce", f" for the keyword(s) initial/{', '.join(kwargs)}")
-            return write_out(getattr(bz, _REDUCE[ufunc])(args[0], axis=axis, keepdims=keepdims), out, f"numpy.{name}")
+            initial = kwargs.pop("initial", np._NoValue)
+            if kwargs:
+                raise _unsupported(f"numpy.{name}.reduce", f" for the keyword(s) {', '.join(kwargs)}")
+            result = masked_reduction(bz, _REDUCE[ufunc], bz.asarray(args[0]), axis, keepdims, initial=initial)
+            return write_out(result, out, f"numpy.{name}")
+        if method == "accumulate" and ufunc in _ACCUMULATE and not kwargs.keys() - {"axis"}:
+            return write_out(getattr(bz, _ACCUMULATE[ufunc])(bz.asarray(args[0]), axis=kwargs.get("axis", 0)), out,
+                             f"numpy.{name}")
+        if method == "outer" and ufunc.nin == 2 and ufunc in ufuncs and not kwargs:
+            # a[i, j, ...] op b[k, ...]: a gains b's axes at the end, and broadcasting does the rest.
+            a, b = (bz.asarray(x) for x in args)
+            return write_out(ufuncs[ufunc](bz.reshape(a, list(a.shape) + [1] * b.ndim), b), out,
+                             f"numpy.{name}")
         raise _unsupported(f"numpy.{name}.{method}")
     return __array_ufunc__
 
@@ -106,8 +148,13 @@ def _reduction(bz, name):
 
     def call(a, *args, **kw):
         kw.update(zip(parameters, args))
-        if kw.pop("where", True) is not True or kw.pop("initial", np._NoValue) is not np._NoValue:
-            raise _unsupported(f"numpy.{name}(where=/initial=)")
+        where, initial = kw.pop("where", True), kw.pop("initial", np._NoValue)
+        if where is not True or initial is not np._NoValue:
+            if name not in _FOLD or kw.get("dtype") is not None or set(kw) - {"axis", "out", "keepdims"}:
+                raise _unsupported(f"numpy.{name}(where=/initial=)")
+            result = masked_reduction(bz, name, bz.asarray(a), kw.get("axis"), kw.get("keepdims", False), where,
+                                      initial)
+            return write_out(result, kw.get("out"), f"numpy.{name}")
         if name in ("std", "var"):
             kw["correction"] = kw.pop("ddof", kw.pop("correction", 0))
         extra = set(kw) - {*parameters, "correction"}
@@ -138,9 +185,18 @@ def _functions(bz):
         return bz.where(condition, *xy)
 
     def round_(a, decimals=0, out=None):
-        if decimals != 0:
-            raise _unsupported("numpy.round", f" for decimals={decimals}")
-        return write_out(bz.round(bz.asarray(a)), out, "numpy.round")
+        """NumPy's: scaled by 10^decimals, rounded half to even, scaled back
+        (for integers, decimals >= 0 keeps them, fewer round in the type)."""
+        a = bz.asarray(a)
+        if decimals == 0:
+            result = bz.round(a)
+        elif a.dtype.kind in "iub":
+            result = a if decimals > 0 else bz.astype(bz.round(a / 10.0 ** -decimals) * 10 ** -decimals, a.dtype.name)
+        elif decimals > 0:
+            result = bz.round(a * 10.0 ** decimals) / 10.0 ** decimals
+        else:
+            result = bz.round(a / 10.0 ** -decimals) * 10.0 ** -decimals
+        return write_out(bz.astype(result, a.dtype.name) if result.dtype != a.dtype else result, out, "numpy.round")
 
     def like(op, make):  # zeros_like, ones_like, empty_like; NumPy's order= does not change values
         def call(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
