@@ -134,7 +134,7 @@ void bind_runtime(nb::module_& m) {
     // [Device programs]): its library calls' post-ops and workspaces.
     bool on_device = !ts.empty() && !ts[0].device().is_cpu();
     std::shared_ptr<cuda::DeviceExecutor> ex = on_device ? cuda_executor(ts[0].device()) : nullptr;
-    Schedule s = realize_schedule(lower(ts).graph, ex.get());  // Note [One schedule]
+    Schedule s = realize_schedule(lower(ts, {.elements_as_inputs = true}).graph, ex.get());  // Note [One schedule]
     return explain(s) + memplan::explain_plan(s, on_device ? device_plan_options() : memplan::PlanOptions{});
   }, "tensors"_a, nb::call_guard<nb::gil_scoped_release>());  // Note [The GIL]: library primitives are made
   m.def("clear_programs", []() { Runtime::get().programs().clear(); });
@@ -145,7 +145,7 @@ void bind_runtime(nb::module_& m) {
     memplan::MemoryPlan p;
     {
       nb::gil_scoped_release computing;  // Note [The GIL]: library primitives are made
-      s = realize_schedule(lower(ts).graph);  // Note [One schedule]
+      s = realize_schedule(lower(ts, {.elements_as_inputs = true}).graph);  // Note [One schedule]
       l = memplan::liveness(s);
       p = memplan::plan_memory(l);
       memplan::verify_plan(l, p);

@@ -52,7 +52,9 @@ void append_node(std::string& key, const TensorNode& n, Walk::Seen seen, std::sp
 // tensor, Note [In-place updates]), and hands it to the program as an
 // input of its own: the program is keyed by the element's dtype and
 // shape, and one program serves every (i, j). A view of a value not in
-// host memory, or outside a pad's window, stays a view.
+// host memory, or outside a pad's window, stays a view. Realize's walk
+// and explain's read elements (LowerOptions::elements_as_inputs); a graph
+// saved or shown by the CLI keeps its views of the tensors it names.
 std::optional<Array> element_read(const TensorNode& n) {
   if (!is_movement(n.op) || numel(n.shape) != 1) return std::nullopt;
   std::vector<const TensorNode*> chain;
@@ -115,7 +117,8 @@ Walk walk(std::span<const Tensor> roots, LowerOptions options, bool with_key) {
     stack.pop_back();
     const TensorNode* n = handle->get();
     if (w.index.count(n)) continue;
-    std::optional<Array> element = n->data ? std::nullopt : element_read(*n);
+    std::optional<Array> element =
+        n->data || !options.elements_as_inputs ? std::nullopt : element_read(*n);
     if (!n->data && !element && !expanded) {
       stack.emplace_back(handle, true);
       for (auto it = n->inputs.rbegin(); it != n->inputs.rend(); ++it)

@@ -56,7 +56,8 @@ struct Lowered {
 };
 
 struct LowerOptions {
-  bool scalars_as_inputs = false;  // Note [Scalar parameters]
+  bool scalars_as_inputs = false;   // Note [Scalar parameters]
+  bool elements_as_inputs = false;  // Note [Element reads are inputs] (lower.cpp): realize's and explain's walks
 };
 
 Lowered lower(std::span<const Tensor> roots, LowerOptions options = {});

@@ -73,12 +73,12 @@ std::vector<Array> evaluate(std::vector<Tensor>& roots, std::span<const Array> o
     for (size_t i = 0; i < out.size(); ++i) copy_array(out[i], results[i]);
   } else {
     MemoryOptions memory{.arena = rt.arena(), .poison = rt.poison()};
-    Walk w = walk(roots, {.scalars_as_inputs = true}, /*with_key=*/true);
+    Walk w = walk(roots, {.scalars_as_inputs = true, .elements_as_inputs = true}, /*with_key=*/true);
     if (out.empty() && keep_held_values())
       if (std::vector<Tensor> held = held_values(w, roots); !held.empty()) {
         rt.stats().values_kept.fetch_add(static_cast<int64_t>(held.size()), std::memory_order_relaxed);
         roots.insert(roots.end(), held.begin(), held.end());
-        w = walk(roots, {.scalars_as_inputs = true}, /*with_key=*/true);
+        w = walk(roots, {.scalars_as_inputs = true, .elements_as_inputs = true}, /*with_key=*/true);
       }
     std::shared_ptr<cuda::DeviceExecutor> executor = executor_for(device, w.inputs);
     w.key.push_back(static_cast<char>(memory.arena));
