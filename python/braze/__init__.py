@@ -40,7 +40,8 @@ from ._quantiles import *  # noqa: F401,F403
 from ._statistics import *  # noqa: F401,F403
 from ._grids import *  # noqa: F401,F403
 from ._selection import *  # noqa: F401,F403
-from . import _ufunc_math, _quantiles, _statistics, _grids, _selection
+from ._differences import *  # noqa: F401,F403
+from . import _ufunc_math, _quantiles, _statistics, _grids, _selection, _differences
 from ._einsum import *  # noqa: F401,F403
 from . import _einsum
 from . import linalg  # noqa: E402 (bz.linalg)

@@ -14,6 +14,8 @@ function), so a new element-wise row is reachable from NumPy with no edit
 here; the other functions are the table ``_FUNCTIONS`` below.
 """
 
+import builtins
+
 import numpy as np
 
 from ._copyto import write_out
@@ -27,7 +29,7 @@ def _unsupported(what, detail=""):
 def _built(bz):
     """The modules of NumPy functions and ufuncs built from braze's ops, each
     with its FUNCTIONS and UFUNCS lists."""
-    return (bz._ufunc_math, bz._quantiles, bz._statistics, bz._grids, bz._selection)
+    return (bz._ufunc_math, bz._quantiles, bz._statistics, bz._grids, bz._selection, bz._differences)
 
 
 def _ufuncs(bz):
@@ -266,9 +268,13 @@ def _functions(bz):
 
     def dot(a, b, out=None):
         a, b = bz.asarray(a), bz.asarray(b)
-        if a.ndim > 2 or b.ndim > 2:
-            raise _unsupported("numpy.dot", " for operands past two axes (use matmul or tensordot)")
-        return write_out(a * b if a.ndim == 0 or b.ndim == 0 else bz.matmul(a, b), out, "numpy.dot")
+        if a.ndim == 0 or b.ndim == 0:
+            result = a * b
+        elif a.ndim > 2 or b.ndim > 2:  # a's last axis with b's second-to-last (its only one when 1-D)
+            result = bz.tensordot(a, b, axes=([a.ndim - 1], [builtins.max(b.ndim - 2, 0)]))
+        else:
+            result = bz.matmul(a, b)
+        return write_out(result, out, "numpy.dot")
 
     table = {
         np.sum: _reduction(bz, "sum"), np.prod: _reduction(bz, "prod"), np.mean: _reduction(bz, "mean"),

@@ -255,9 +255,23 @@ def spacing(x):
 
 
 
+def fmod(x1, x2):
+    """C's remainder, with the sign of the dividend (NumPy's fmod), from
+    Python's exact one (Note [Exact remainder]), which has the divisor's.
+    Floats: |a| % |b| given a's sign, exact as fmod is (-0.0 kept; NaN for
+    b = 0 or infinite a). Integers: where the signs differ, r - b (never
+    past the type: |r - b| < |b|); by 0 it is 0, as NumPy (without its
+    warning)."""
+    a, b = _pair(x1, x2)
+    r = _core.remainder(a, b)
+    if r.dtype.kind == "f":
+        return copysign(_core.remainder(_core.abs(a), _core.abs(b)), a)
+    return _core.where(_core.logical_and(r != 0, (r < 0) != (a < 0)), r - b, r)
+
+
 # Functions NumPy's __array_function__ hands to braze (python/braze/_numpy_protocols.py).
 FUNCTIONS = ["sinc"]
 # NumPy ufuncs braze builds here (its __array_ufunc__); frexp, modf and divmod return two tensors.
-UFUNCS = ["rint", "cbrt", "fabs", "ldexp", "frexp", "modf", "divmod", "gcd", "lcm", "nextafter", "spacing"]
+UFUNCS = ["rint", "cbrt", "fabs", "ldexp", "frexp", "modf", "divmod", "gcd", "lcm", "nextafter", "spacing", "fmod"]
 
 __all__ = FUNCTIONS + UFUNCS
