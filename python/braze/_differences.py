@@ -1,5 +1,6 @@
 """NumPy functions that combine shifted slices of an array: ``gradient``
-(finite differences) and ``convolve`` (a sliding weighted sum). Slices and
+(finite differences), ``convolve`` and ``correlate`` (sliding weighted
+sums). Slices and
 pads are views, so each result is lazy element-wise arithmetic over views
 of its input: one kernel, nothing copied.
 """
@@ -104,7 +105,19 @@ def convolve(a, v, mode="full"):
     return total[m - 1:n]  # valid
 
 
+def correlate(a, v, mode="valid"):
+    """NumPy's 1-D correlate of real arrays: sum_n a[n + k] * v[n], the
+    convolution with v reversed (a view); a longer v is correlated with a
+    and the result reversed, as NumPy does."""
+    a, v = _t(a), _t(v)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError(f"correlate: both operands must be 1-D, got shapes {list(a.shape)} and {list(v.shape)}")
+    if v.shape[0] > a.shape[0]:
+        return convolve(v, a[::-1], mode)[::-1]
+    return convolve(a, v[::-1], mode)
+
+
 # Functions NumPy's __array_function__ hands to braze (python/braze/_numpy_protocols.py).
-FUNCTIONS = ["gradient", "convolve"]
+FUNCTIONS = ["gradient", "convolve", "correlate"]
 UFUNCS = []
 __all__ = FUNCTIONS

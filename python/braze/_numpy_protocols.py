@@ -254,10 +254,15 @@ def _functions(bz):
         return call
 
     def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
-        if return_index or return_inverse or return_counts or axis is not None:
-            raise _unsupported("numpy.unique", " with return_* or axis (use unique_all / unique_inverse / "
-                               "unique_counts)")
-        return bz.unique_values(bz.reshape(bz.asarray(ar), [-1]))
+        if axis is not None:
+            raise _unsupported("numpy.unique", " with axis")
+        flat = bz.reshape(bz.asarray(ar), [-1])
+        if not (return_index or return_inverse or return_counts):
+            return bz.unique_values(flat)
+        found = bz.unique_all(flat)  # NumPy's order: values, then the ones asked for
+        inverse = bz.reshape(found.inverse_indices, list(bz.asarray(ar).shape))  # NumPy 2: the input's shape
+        asked = [(return_index, found.indices), (return_inverse, inverse), (return_counts, found.counts)]
+        return (found.values, *(part for wanted, part in asked if wanted))
 
     def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, max=np._NoValue, **kw):
         if out is not None or kw:

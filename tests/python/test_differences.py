@@ -79,3 +79,22 @@ def test_dot_past_two_axes_is_numpys():
     for a, b in ((x, y), (x, z), (x, y[:, 0]), (y.T, z), (x, 2.5)):
         got = np.dot(bz.tensor(a), bz.tensor(b) if isinstance(b, np.ndarray) else b)
         np.testing.assert_allclose(got.numpy(), np.dot(a, b), rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["valid", "same", "full"])
+@pytest.mark.parametrize("n,m", [(20, 4), (4, 20), (6, 6), (5, 8), (3, 100)])
+def test_correlate_is_numpys(mode, n, m):
+    a, v = RNG.standard_normal(n), RNG.standard_normal(m)
+    np.testing.assert_allclose(np.correlate(bz.tensor(a), bz.tensor(v), mode).numpy(), np.correlate(a, v, mode),
+                               rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kw", [{"return_counts": True}, {"return_index": True, "return_inverse": True},
+                                {"return_inverse": True},
+                                {"return_index": True, "return_inverse": True, "return_counts": True}])
+def test_unique_returns_what_numpy_returns(kw):
+    a = np.array([[3, 1, 2], [3, 1, 1]])
+    got, want = np.unique(bz.tensor(a), **kw), np.unique(a, **kw)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w)
