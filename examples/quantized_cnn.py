@@ -32,20 +32,18 @@ where they differ.
     python examples/quantized_cnn.py [--epochs N] [--seed S] [--percentile P] [--batches B] [--iterations N]
 
 Needs scikit-learn (the digits ship with it). CPU only: a CUDA device
-refuses integer matmuls and convolutions today. The timing, the step
-counts and NumPy's quantize are quantized_mlp.py's.
+refuses integer matmuls and convolutions today. The report (accuracy,
+timing, step counts) and NumPy's quantize are quantized_mlp.py's.
 """
-
-import sys
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-import harness
+import quantized_mlp
 import train_cnn
 import training
 from harness import bz
-from quantized_mlp import numpy_quantize, step_counts, time_forwards
+from quantized_mlp import numpy_quantize
 
 
 CONVS = len(train_cnn.CHANNELS) - 1  # then the linear layer
@@ -279,59 +277,13 @@ def main(argv=None):
 
     ranges = calibrate(params, x_train, args.batches, args.seed, args.percentile)
     model = quantize_model(params, ranges)
-    how = f"{args.percentile:g}th percentiles" if args.percentile is not None else "extremes"
-    print(f"\ncalibrated on {args.batches} training batches of {training.BATCH} ({how}); activations {ACTIVATION} "
-          f"per tensor, weights int8 symmetric per output channel")
-    for i, layer in enumerate(model):
-        lo, hi = (v + 0.0 for v in ranges[f"x{i}"])  # + 0.0: a relu's least output is -0.0, printed as 0
-        print(f"  layer {i} ({layer['kind']}): input range [{lo:.4g}, {hi:.4g}] -> scale {layer['s_x']:.4g}, "
-              f"zero point {layer['z_x']}; weight scales {layer['s_w'].min():.3g} .. {layer['s_w'].max():.3g}")
+    quantized_mlp.print_calibration(args, model, ranges)
 
-    # Accuracy on the test digits.
-    test_x = bz.tensor(x_test)
-    float_pred = bz.argmax(train_cnn.forward(params, test_x), axis=-1).numpy()
-    check, failures = cross_check(model, x_test)
-    int8_pred = check["logits"].argmax(axis=-1)
-    float_acc, int8_acc = float(np.mean(float_pred == y_test)), float(np.mean(int8_pred == y_test))
-    agreement = float(np.mean(float_pred == int8_pred))
-    print(f"\ntest accuracy on {len(y_test)} digits: float32 {float_acc:.2%}, int8 {int8_acc:.2%} "
-          f"(difference {100 * (int8_acc - float_acc):+.2f} points); predictions agree on {agreement:.2%}")
-    print(f"int8 forward against NumPy's: int32 sums {'equal' if not failures else 'DIFFERENT'} in every layer; "
-          f"{check['inputs_off']} of {check['inputs']} uint8 inputs differ from NumPy's chain; logits within "
-          f"{check['logits_diff']:.2e} of NumPy's")
-
-    # Time: each forward on the whole test set, as a serving loop runs it (harness.replaying:
-    # one bz.jit program fed by bz.copyto, writing into the same output, allocating nothing).
     weights = [(params[f"conv{i}_w"].numpy(), params[f"conv{i}_b"].numpy()) for i in range(CONVS)]
     weights.append((params["fc_w"].numpy(), params["fc_b"].numpy()))
-    fns = {"braze float32": harness.replaying(lambda x: train_cnn.forward(params, x), args.device),
-           "braze int8": harness.replaying(lambda x: int8_forward(model, x), args.device),
-           "numpy float32": lambda x: numpy_float_forward(weights, x)}
-    times, counts = time_forwards(fns, x_test, args.iterations)
-    steps = {"braze float32": step_counts(train_cnn.forward(params, test_x)),
-             "braze int8": step_counts(int8_forward(model, test_x))}
-    print(f"\nforward on the {len(x_test)} test digits, median of {args.iterations} on {harness.where('cpu')}:")
-    # kernels and library calls: the program's steps (bz.explain); launched: bz.stats()'s count of
-    # both in one replayed run; on the reference: library calls oneDNN refused.
-    print(f"{'':<14} {'ms':>7} {'kernels':>7} {'library calls':>13} {'launched':>8} {'on the reference':>16} "
-          f"{'allocs':>6}")
-    for name, ms in times.items():
-        if name in steps:
-            c = counts[name]
-            print(f"{name:<14} {ms:7.3f} {steps[name][0]:7d} {steps[name][1]:13d} {c['kernels_launched']:8d} "
-                  f"{c['library_calls_reference']:16d} {c['allocations']:6d}")
-        else:
-            print(f"{name:<14} {ms:7.3f}")
-    exact = bz._core._library_calls()["int8"]
-    print(f"oneDNN sums int8 into int32 exactly on this CPU ({bz._core._library_calls()['isa']}): {exact}"
-          + ("" if exact else "; the int8 convolutions and matmul ran on the reference interpreter"))
-
-    result = {"float_accuracy": float_acc, "int8_accuracy": int8_acc, "agreement": agreement, "check": check,
-              "failures": failures, "times_ms": times, "counts": counts, "steps": steps, "ranges": ranges,
-              "model": model, "params": params, "test": (x_test, y_test), "float_predictions": float_pred}
-    if failures:
-        sys.exit("error: the int8 forward disagrees with NumPy's: " + "; ".join(failures))
-    return result
+    return quantized_mlp.evaluate(args, model, params, ranges, (x_test, y_test), train_cnn.forward, int8_forward,
+                                  cross_check, lambda x: numpy_float_forward(weights, x),
+                                  "convolutions and matmul")
 
 
 if __name__ == "__main__":

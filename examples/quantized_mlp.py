@@ -245,17 +245,40 @@ def main(argv=None):
 
     ranges = calibrate(params, x_train, args.batches, args.seed, args.percentile)
     model = quantize_model(params, ranges)
+    print_calibration(args, model, ranges)
+
+    weights = [(params[f"w{i}"].numpy(), params[f"b{i}"].numpy()) for i in range(LAYERS)]
+    return evaluate(args, model, params, ranges, (x_test, y_test), train_mlp.forward, int8_forward, cross_check,
+                    lambda x: numpy_float_forward(weights, x), "matmuls")
+
+
+def print_calibration(args, model, ranges):
+    """Each layer's calibrated input range, its scale and zero point, and its
+    weights' scales (both quantized examples)."""
     how = f"{args.percentile:g}th percentiles" if args.percentile is not None else "extremes"
     print(f"\ncalibrated on {args.batches} training batches of {training.BATCH} ({how}); activations {ACTIVATION} "
           f"per tensor, weights int8 symmetric per output channel")
     for i, layer in enumerate(model):
-        lo, hi = ranges[f"x{i}"]
-        print(f"  layer {i}: input range [{lo:.4g}, {hi:.4g}] -> scale {layer['s_x']:.4g}, zero point "
+        lo, hi = (v + 0.0 for v in ranges[f"x{i}"])  # + 0.0: a relu's least output is -0.0, printed as 0
+        kind = f" ({layer['kind']})" if "kind" in layer else ""
+        print(f"  layer {i}{kind}: input range [{lo:.4g}, {hi:.4g}] -> scale {layer['s_x']:.4g}, zero point "
               f"{layer['z_x']}; weight scales {layer['s_w'].min():.3g} .. {layer['s_w'].max():.3g}")
 
+
+def evaluate(args, model, params, ranges, test, forward, int8_forward, cross_check, numpy_forward, products):
+    """What both quantized examples report of their int8 model (this one's
+    and quantized_cnn.py's): the float32 and int8 test accuracy and how
+    often their predictions agree, the cross-check against NumPy's integer
+    computation (cross_check(model, x_test) -> (figures, failures)), and
+    each forward's time on the test set (forward(params, x): the float
+    model; int8_forward(model, x); numpy_forward(x): NumPy's float32), with
+    braze's kernels and library calls. Returns the figures and what made
+    them; exits non-zero when the int8 forward disagrees with NumPy's.
+    `products` names the int8 library calls (for the line on VNNI)."""
+    x_test, y_test = test
     # Accuracy on the test digits.
     test_x = bz.tensor(x_test)
-    float_pred = bz.argmax(train_mlp.forward(params, test_x), axis=-1).numpy()
+    float_pred = bz.argmax(forward(params, test_x), axis=-1).numpy()
     check, failures = cross_check(model, x_test)
     int8_pred = check["logits"].argmax(axis=-1)
     float_acc, int8_acc = float(np.mean(float_pred == y_test)), float(np.mean(int8_pred == y_test))
@@ -268,12 +291,11 @@ def main(argv=None):
 
     # Time: each forward on the whole test set, as a serving loop runs it (harness.replaying:
     # one bz.jit program fed by bz.copyto, writing into the same output, allocating nothing).
-    weights = [(params[f"w{i}"].numpy(), params[f"b{i}"].numpy()) for i in range(LAYERS)]
-    fns = {"braze float32": harness.replaying(lambda x: train_mlp.forward(params, x), args.device),
+    fns = {"braze float32": harness.replaying(lambda x: forward(params, x), args.device),
            "braze int8": harness.replaying(lambda x: int8_forward(model, x), args.device),
-           "numpy float32": lambda x: numpy_float_forward(weights, x)}
+           "numpy float32": numpy_forward}
     times, counts = time_forwards(fns, x_test, args.iterations)
-    steps = {"braze float32": step_counts(train_mlp.forward(params, test_x)),
+    steps = {"braze float32": step_counts(forward(params, test_x)),
              "braze int8": step_counts(int8_forward(model, test_x))}
     print(f"\nforward on the {len(x_test)} test digits, median of {args.iterations} on {harness.where('cpu')}:")
     # kernels and library calls: the program's steps (bz.explain); launched: bz.stats()'s count of
@@ -289,7 +311,7 @@ def main(argv=None):
             print(f"{name:<14} {ms:7.3f}")
     exact = bz._core._library_calls()["int8"]
     print(f"oneDNN sums int8 into int32 exactly on this CPU ({bz._core._library_calls()['isa']}): {exact}"
-          + ("" if exact else "; the int8 matmuls ran on the reference interpreter"))
+          + ("" if exact else f"; the int8 {products} ran on the reference interpreter"))
 
     result = {"float_accuracy": float_acc, "int8_accuracy": int8_acc, "agreement": agreement, "check": check,
               "failures": failures, "times_ms": times, "counts": counts, "steps": steps, "ranges": ranges,
