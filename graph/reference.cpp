@@ -250,16 +250,17 @@ class NodeEvaluator {
         for (int64_t c = 0; c < N; ++c) {
           T s = 0;
           for (int64_t k = 0; k < K; ++k)
-            s += load<T>(a.base->dtype, a.base->data.get(), ao + r * ar + k * ac) *
-                 load<T>(b.base->dtype, b.base->data.get(), bo + k * br + c * bc);
+            s = fn::wrap_add(s, fn::wrap_mul(load<T>(a.base->dtype, a.base->data.get(), ao + r * ar + k * ac),
+                                     load<T>(b.base->dtype, b.base->data.get(), bo + k * br + c * bc)));
           store<T>(n.dtype, out.data.get(), i++, s);
         }
     });
     return out;
   }
 
-  // Integers sum in int64 and wrap into the result's type as they are
-  // stored, as NumPy's integer matmul wraps (Note [Integer matmul]).
+  // Integers sum in int64, wrapping (scalar_math.h), and wrap into the
+  // result's type as they are stored, as NumPy's integer matmul wraps (Note
+  // [Integer matmul]).
   Array conv2d(const Node& n, const StridedArray& x, const StridedArray& w) {
     return is_float(n.dtype) ? conv2d_as<double>(n, x, w) : conv2d_as<int64_t>(n, x, w);
   }
@@ -292,7 +293,7 @@ class NodeEvaluator {
                 for (int64_t kw = 0; kw < ws[3]; ++kw) {
                   int64_t ih = oh * p[0] - p[2] + kh * p[4], iw = ow * p[1] - p[3] + kw * p[5];
                   if (ih < 0 || ih >= xs[2] || iw < 0 || iw >= xs[3]) continue;
-                  s += xat(b, g * cin_per_group + c, ih, iw) * wat(o, c, kh, kw);
+                  s = fn::wrap_add(s, fn::wrap_mul(xat(b, g * cin_per_group + c, ih, iw), wat(o, c, kh, kw)));
                 }
             store<T>(n.dtype, out.data.get(), i++, s);
           }
