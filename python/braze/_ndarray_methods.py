@@ -49,16 +49,15 @@ def _fill(self, value):
     self[...] = value
 
 
+# braze has no complex dtypes: a tensor is its own real part and its own
+# conjugate (as ndarray.real of a real array is the array), and its
+# imaginary part is zeros (NumPy's: a read-only array of zeros).
 def _real(self):
-    if self.dtype.kind == "c":
-        return np.real(self)
-    return self  # ndarray.real of a real array is the array itself
+    return self
 
 
 def _imag(self):
-    if self.dtype.kind == "c":
-        return np.imag(self)
-    return np.zeros_like(self)  # NumPy's is a read-only array of zeros
+    return np.zeros_like(self)
 
 
 def _strides(self):
@@ -82,7 +81,7 @@ def _dump(self, file):
 def install():
     for name in _FUNCTIONS:
         setattr(Tensor, name, _delegate(name))
-    Tensor.conj = Tensor.conjugate = _real  # braze has no complex dtypes: a real tensor is its own conjugate
+    Tensor.conj = Tensor.conjugate = _real
     Tensor.compress = _compress
     Tensor.sort = _sort
     Tensor.fill = _fill
