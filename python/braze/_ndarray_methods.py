@@ -5,9 +5,10 @@ ndarray's own methods are NumPy's functions applied to the array, so here
 each is the NumPy function called on the tensor: it dispatches through
 ``__array_function__`` (or ``__array_ufunc__``) to braze's implementation
 and stays lazy where that one is, or raises the TypeError that names a
-function braze does not have. ``sort`` and ``fill`` change the tensor as
-``x[...] = v`` does (Note [In-place updates]); the byte-level methods
-(``tobytes``, ``tofile``, ``dump``) go through the realized values.
+function braze does not have. ``sort``, ``partition`` and ``fill`` change
+the tensor as ``x[...] = v`` does (Note [In-place updates]); the
+byte-level methods (``tobytes``, ``tofile``, ``dump``) go through the
+realized values.
 """
 
 import os
@@ -42,6 +43,11 @@ def _compress(self, condition, axis=None, out=None):
 def _sort(self, axis=-1, kind=None, order=None):
     """In place, as ndarray.sort: the tensor takes the sorted values."""
     self[...] = np.sort(self, axis=axis, kind=kind, order=order)
+
+
+def _partition(self, kth, axis=-1, kind="introselect", order=None):
+    """In place, as ndarray.partition: the tensor takes the partitioned values."""
+    self[...] = np.partition(self, kth, axis=axis, kind=kind, order=order)
 
 
 def _fill(self, value):
@@ -84,6 +90,7 @@ def install():
     Tensor.conj = Tensor.conjugate = _real
     Tensor.compress = _compress
     Tensor.sort = _sort
+    Tensor.partition = _partition
     Tensor.fill = _fill
     Tensor.real = property(_real, doc="the real part (the tensor itself for real dtypes)")
     Tensor.imag = property(_imag, doc="the imaginary part (zeros for real dtypes)")

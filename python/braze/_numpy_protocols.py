@@ -29,7 +29,8 @@ def _unsupported(what, detail=""):
 def _built(bz):
     """The modules of NumPy functions and ufuncs built from braze's ops, each
     with its FUNCTIONS and UFUNCS lists."""
-    return (bz._ufunc_math, bz._quantiles, bz._statistics, bz._grids, bz._selection, bz._differences)
+    return (bz._ufunc_math, bz._quantiles, bz._statistics, bz._grids, bz._selection, bz._differences,
+            bz._more_numpy)
 
 
 def _ufuncs(bz):
@@ -49,8 +50,6 @@ def _ufuncs(bz):
 
 # ufunc.reduce -> the braze reduction that is the same fold.
 _REDUCE = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min"}
-# ufunc.accumulate -> the braze scan that is the same fold.
-_ACCUMULATE = {np.add: "cumulative_sum", np.multiply: "cumulative_prod"}
 # Which ufunc each reduction folds with (for initial=).
 _FOLD = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
 
@@ -99,6 +98,13 @@ def array_ufunc(bz, ufuncs):
         if kwargs.get("casting", "same_kind") != "same_kind" or kwargs.get("order", "K") != "K":
             raise _unsupported(f"numpy.{name} with casting= or order=")
         kwargs.pop("casting", None), kwargs.pop("order", None), kwargs.pop("subok", None)
+        if method == "at":  # in place, before the operands become tensors: the index may be a tuple
+            return bz._more_numpy.at(ufunc, *inputs)
+        if method == "reduceat":  # the indices stay integers whatever dtype= says
+            if kwargs.keys() - {"axis"}:
+                raise _unsupported(f"numpy.{name}.reduceat", f" for the keyword(s) {', '.join(kwargs)}")
+            return write_out(bz._more_numpy.reduceat(ufunc, *inputs, axis=kwargs.get("axis", 0), dtype=dtype), out,
+                             f"numpy.{name}.reduceat")
         args = [x if isinstance(x, bz.Tensor) or np.isscalar(x) and not isinstance(x, np.generic)
                 else bz.asarray(x) for x in inputs]
         if dtype is not None:
@@ -127,8 +133,8 @@ def array_ufunc(bz, ufuncs):
                 raise _unsupported(f"numpy.{name}.reduce", f" for the keyword(s) {', '.join(kwargs)}")
             result = masked_reduction(bz, _REDUCE[ufunc], bz.asarray(args[0]), axis, keepdims, initial=initial)
             return write_out(result, out, f"numpy.{name}")
-        if method == "accumulate" and ufunc in _ACCUMULATE and not kwargs.keys() - {"axis"}:
-            return write_out(getattr(bz, _ACCUMULATE[ufunc])(bz.asarray(args[0]), axis=kwargs.get("axis", 0)), out,
+        if method == "accumulate" and not kwargs.keys() - {"axis"}:  # add, multiply, maximum, ...
+            return write_out(bz._more_numpy.accumulate(ufunc, args[0], axis=kwargs.get("axis", 0)), out,
                              f"numpy.{name}")
         if method == "outer" and ufunc.nin == 2 and ufunc in ufuncs and not kwargs:
             # a[i, j, ...] op b[k, ...]: a gains b's axes at the end, and broadcasting does the rest.
