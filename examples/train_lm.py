@@ -12,10 +12,11 @@ one. Prints the mean loss every --every steps (it starts near ln(vocabulary)
 and falls well below it) and, at the end, a continuation of the text's
 first CONTEXT characters generated greedily (--temperature > 0 samples);
 --torch trains the same model in PyTorch beside it (same initial weights,
-same batches) and prints both losses.
+same batches) and prints both losses. --checkpoint recomputes each block
+in the backward (bz.checkpoint): less memory, the same losses.
 
     python examples/train_lm.py [--steps N] [--seed S] [--lr LR] [--torch] [--text PATH]
-                                [--temperature T] [--device cpu|cuda]
+                                [--temperature T] [--device cpu|cuda] [--checkpoint]
 
 The command line's common options, the tensors on the device and the
 PyTorch twin's training are examples/training.py's, shared with
@@ -47,6 +48,8 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=0, help="seeds the initial weights and the batches")
     p.add_argument("--lr", type=float, default=3e-3, help="Adam's learning rate (default 0.003)")
     p.add_argument("--text", default="zen", help="'zen' (the Zen of Python, the default) or a local text file")
+    p.add_argument("--checkpoint", action="store_true",
+                   help="recompute each block's activations in the backward instead of keeping them (bz.checkpoint)")
     p.add_argument("--generate", type=int, default=200, help="characters to generate at the end (default 200)")
     p.add_argument("--temperature", type=float, default=0.0,
                    help="0 (the default) generates greedily; above 0 samples from softmax(logits / T)")
@@ -95,11 +98,30 @@ def init_params(rng, vocab):
     return params
 
 
-def forward(params, tokens):
-    """The logits [n, CONTEXT, vocabulary] of the characters tokens [n, CONTEXT] (int64)."""
+BLOCK_PARAMS = ("ln1_w", "ln1_b", "wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo", "ln2_w", "ln2_b",
+                "w1", "b1", "w2", "b2")
+
+
+def block(x, p, causal):
+    """One pre-norm block on x [n, CONTEXT, WIDTH]; p: its parameters by name."""
+    n = x.shape[0]
+    heads = lambda t: bz.permute_dims(t.reshape((n, CONTEXT, HEADS, HEAD)), (0, 2, 1, 3))  # [n, H, T, HEAD]
+    a = bz.layer_norm(x, p["ln1_w"], p["ln1_b"])
+    q, k, v = (heads(a @ p["w" + c] + p["b" + c]) for c in "qkv")
+    scores = (q @ k.mT) * (1 / math.sqrt(HEAD))
+    attention = bz.softmax(bz.where(causal, scores, -1e30), axis=-1)
+    context = bz.permute_dims(attention @ v, (0, 2, 1, 3)).reshape((n, CONTEXT, WIDTH))
+    x = x + (context @ p["wo"] + p["bo"])
+    m = bz.layer_norm(x, p["ln2_w"], p["ln2_b"])
+    return x + (bz.gelu(m @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"])
+
+
+def forward(params, tokens, checkpoint=False):
+    """The logits [n, CONTEXT, vocabulary] of the characters tokens [n, CONTEXT]
+    (int64). With checkpoint, each block's activations are computed again in
+    the backward instead of kept (bz.checkpoint)."""
     n = tokens.shape[0]
     vocab = params["embed"].shape[0]
-    heads = lambda t: bz.permute_dims(t.reshape((n, CONTEXT, HEADS, HEAD)), (0, 2, 1, 3))  # [n, H, T, HEAD]
     # The embedding as a one-hot matmul (its gradient is a matmul too); the
     # one-hot and the causal mask come from index comparisons, built in the
     # program itself.
@@ -107,21 +129,14 @@ def forward(params, tokens):
     pos = bz.arange(CONTEXT)
     causal = pos.reshape((CONTEXT, 1)) >= pos.reshape((1, CONTEXT))  # query >= key
     x = one_hot @ params["embed"] + params["pos"]
+    run_block = bz.checkpoint(block) if checkpoint else block
     for i in range(BLOCKS):
-        p = lambda name: params[f"b{i}_{name}"]
-        a = bz.layer_norm(x, p("ln1_w"), p("ln1_b"))
-        q, k, v = (heads(a @ p("w" + c) + p("b" + c)) for c in "qkv")
-        scores = (q @ k.mT) * (1 / math.sqrt(HEAD))
-        attention = bz.softmax(bz.where(causal, scores, -1e30), axis=-1)
-        context = bz.permute_dims(attention @ v, (0, 2, 1, 3)).reshape((n, CONTEXT, WIDTH))
-        x = x + (context @ p("wo") + p("bo"))
-        m = bz.layer_norm(x, p("ln2_w"), p("ln2_b"))
-        x = x + (bz.gelu(m @ p("w1") + p("b1")) @ p("w2") + p("b2"))
+        x = run_block(x, {name: params[f"b{i}_{name}"] for name in BLOCK_PARAMS}, causal)
     return bz.layer_norm(x, params["ln_f_w"], params["ln_f_b"]) @ params["embed"].T
 
 
-def loss_fn(params, tokens, targets):
-    return bz.cross_entropy(forward(params, tokens), targets)
+def loss_fn(params, tokens, targets, checkpoint=False):
+    return bz.cross_entropy(forward(params, tokens, checkpoint), targets)
 
 
 def torch_forward(params, tokens):
@@ -205,7 +220,7 @@ def main(argv=None):
     params, (xb, yb) = training.to_device(args.device, init, np.zeros((BATCH, CONTEXT), np.int64),
                                           np.zeros((BATCH, CONTEXT), np.int64))
     opt = bz.optim.Adam(params, lr=args.lr)
-    step = bz.optim.compile_step(loss_fn, opt)
+    step = bz.optim.compile_step(lambda p, x, y: loss_fn(p, x, y, args.checkpoint), opt)
 
     count = sum(v.size for v in init.values())
     source = "the Zen of Python" if args.text == "zen" else args.text
@@ -220,6 +235,10 @@ def main(argv=None):
     window_seconds = window_torch = 0.0
     compiled = bz.stats()["programs_compiled"]
     first_step_ms = None
+    # The memory plan of the gradient's program (forward and backward),
+    # which --checkpoint changes; planned only, nothing runs.
+    value, grads = bz.value_and_grad(loss_fn)(params, xb, yb, args.checkpoint)
+    arena = bz._core._plan([value, *bz.autodiff.tree_flatten(grads)[0]])["arena_bytes"]
     for i in range(1, args.steps + 1):
         x, y = sample_batch(batch_rng, data)
         t0 = time.perf_counter()
@@ -248,7 +267,8 @@ def main(argv=None):
     later = braze_seconds * 1e3 - first_step_ms
     print(f"loss {losses[0]:.3f} at the first step, {np.mean(losses[-args.every:]):.3f} over the last "
           f"{min(args.every, args.steps)}; {braze_seconds:.2f} s of training: the first step {first_step_ms:.0f} ms, "
-          f"then {later / max(args.steps - 1, 1):.2f} ms per step")
+          f"then {later / max(args.steps - 1, 1):.2f} ms per step; the gradient's arena {arena / 2**20:.2f} MiB"
+          + (" (blocks checkpointed)" if args.checkpoint else ""))
     if torch_run is not None:
         differences = np.abs(np.subtract(losses, torch_losses))
         early = min(100, args.steps)
@@ -267,7 +287,7 @@ def main(argv=None):
         sample = "".join(chars[i] for i in generated)
         print(f"\n{args.generate} characters after the text's first {CONTEXT}, {how}:\n")
         print("".join(chars[i] for i in prompt) + sample)
-    return {"losses": losses, "vocab": len(chars), "sample": sample}
+    return {"losses": losses, "vocab": len(chars), "sample": sample, "arena_bytes": arena}
 
 
 if __name__ == "__main__":

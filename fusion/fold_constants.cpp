@@ -64,6 +64,7 @@ FoldClass fold_class(Op op, DType t) {
     case Op::LogicalNot:
     case Op::Copy:
     case Op::StopGradient:
+    case Op::Depend:
     case Op::Cast:  // when it casts back exactly (fold_node)
     case Op::Maximum:
     case Op::Minimum:

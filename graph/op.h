@@ -21,7 +21,7 @@ enum class FusionKind : uint8_t { Leaf, ElemWise, Broadcast, View, Reduce, Opaqu
 
 enum class DTypeRule : uint8_t {
   Given,           // leaves: the dtype is chosen by whoever makes the node
-  Same,            // result = input; any dtype
+  Same,            // result = the (first) input's dtype; any dtype
   SameNumeric,     // result = input; bool is rejected
   SameNonEmpty,    // result = input; the reduced axes must not be empty
   ToFloat,         // ints and bool become float32; floats are kept

@@ -100,6 +100,7 @@ struct Copy { template <class T> BRAZE_HD T operator()(T x) const { return x; } 
 struct StopGradient { template <class T> BRAZE_HD T operator()(T x) const { return x; } };
 
 // Binary.
+struct Depend { template <class T> BRAZE_HD T operator()(T a, T) const { return a; } };
 struct Add { template <class T> BRAZE_HD T operator()(T a, T b) const { return wrap_add(a, b); } };
 struct Sub { template <class T> BRAZE_HD T operator()(T a, T b) const { return wrap_sub(a, b); } };
 struct Mul { template <class T> BRAZE_HD T operator()(T a, T b) const { return wrap_mul(a, b); } };

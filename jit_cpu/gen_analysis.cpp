@@ -124,7 +124,7 @@ void RowKernelGen<Vmm>::check_supported() {
 template <class Vmm>
 void RowKernelGen<Vmm>::check_wide() {
   static constexpr Op kAsTheReference[] = {
-      Op::Copy,  Op::Cast,  Op::Where, Op::Add,  Op::Sub,  Op::Mul,  Op::Div,  Op::Sqrt,    Op::Rsqrt,   Op::Reciprocal,
+      Op::Copy,  Op::Depend, Op::Cast,  Op::Where, Op::Add,  Op::Sub,  Op::Mul,  Op::Div,  Op::Sqrt,    Op::Rsqrt,   Op::Reciprocal,
       Op::Neg,   Op::Abs,   Op::Sign,  Op::Relu, Op::Square, Op::Floor, Op::Ceil, Op::Round, Op::Maximum, Op::Minimum,
       Op::Mod,   Op::Sum,   Op::Prod,  Op::Max,   Op::Min};  // (over size-1 axes)
   static constexpr Op kMathOfFloat32[] = {Op::Exp, Op::Exp2, Op::Expm1,   Op::Log, Op::Log2, Op::Log1p,

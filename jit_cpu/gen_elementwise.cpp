@@ -19,6 +19,7 @@ void RowKernelGen<Vmm>::compute_op(const KernelOp& op, const Vmm& d, const std::
   auto dtype = [&](size_t i) { return s_.body[op.args[i]].dtype; };
   switch (op.op) {  // ops that read their arguments in whatever lanes they are
     case Op::Copy: vmovaps(d, regs[0]); return;
+    case Op::Depend: vmovaps(d, regs[0]); return;  // the second argument is only waited for
     case Op::Cast: convert(d, regs[0], dtype(0), op.dtype); return;
     case Op::LogicalAnd:
       vandps(d, truth(regs[0], dtype(0), scratch(0)), truth(regs[1], dtype(1), scratch(1)));

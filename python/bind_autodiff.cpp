@@ -1,6 +1,6 @@
 // Reverse mode's bindings (Note [Reverse mode], runtime/autodiff.h): the
 // PyTorch-style methods on Tensor and the primitives python/braze/autodiff.py
-// builds bz.grad, bz.value_and_grad and bz.vjp from.
+// builds bz.grad, bz.value_and_grad, bz.vjp and bz.checkpoint from.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/vector.h>
 
@@ -33,6 +33,11 @@ void bind_autodiff(nb::module_& m, nb::class_<Tensor>& cls) {
   m.def("_vjp", [](const std::vector<Tensor>& outputs, const std::vector<Tensor>& cotangents,
                    const std::vector<Tensor>& wrt) { return vjp(outputs, cotangents, wrt); },
         "outputs"_a, "cotangents"_a, "wrt"_a);
+  // Note [Checkpoints]: f takes and returns lists of tensors (autodiff.py
+  // flattens the user's trees); it is called once, here, with the GIL held.
+  m.def("_checkpoint", [](nb::callable f, std::vector<Tensor> args) {
+    return checkpoint([&f](std::vector<Tensor> in) { return nb::cast<std::vector<Tensor>>(f(in)); }, std::move(args));
+  }, "f"_a, "args"_a);
 }
 
 }  // namespace braze::py

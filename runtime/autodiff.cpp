@@ -184,10 +184,21 @@ std::vector<std::shared_ptr<TensorNode>> inputs_of(const TensorNode& n) {
   return n.inputs;
 }
 
+// Where a node's gradient goes: its inputs, or for an output of
+// checkpoint() the call's frontier (Note [Checkpoints]).
+std::vector<std::shared_ptr<TensorNode>> gradient_inputs(const TensorNode& n) {
+  if (!n.checkpoint) return inputs_of(n);
+  std::vector<std::shared_ptr<TensorNode>> to;
+  for (const Tensor& t : n.checkpoint->call->frontier) to.push_back(t.node());
+  return to;
+}
+
 // The nodes between `outputs` and `wrt`, in topological order (inputs first):
 // those that require a gradient and lead to one of wrt.
+// With `partial`, the walk stops at wrt: the gradients are partial
+// derivatives, each of wrt held apart from the others.
 std::vector<std::shared_ptr<TensorNode>> between(std::span<const Tensor> outputs,
-                                                 const std::unordered_set<const TensorNode*>& wrt) {
+                                                 const std::unordered_set<const TensorNode*>& wrt, bool partial) {
   std::unordered_map<const TensorNode*, bool> leads;  // visited: whether it leads to wrt
   std::vector<std::shared_ptr<TensorNode>> order;
   struct Frame {
@@ -198,15 +209,15 @@ std::vector<std::shared_ptr<TensorNode>> between(std::span<const Tensor> outputs
   for (const Tensor& out : outputs) {
     if (!out.node()->requires_grad || leads.count(out.node().get())) continue;
     std::vector<Frame> stack;
-    stack.push_back({out.node(), inputs_of(*out.node())});
+    stack.push_back({out.node(), gradient_inputs(*out.node())});
     leads[out.node().get()] = false;
     while (!stack.empty()) {
       Frame& f = stack.back();
-      if (f.next < f.inputs.size()) {
+      if (f.next < f.inputs.size() && !(partial && wrt.count(f.node.get()))) {
         std::shared_ptr<TensorNode> in = f.inputs[f.next++];
         if (in->requires_grad && !leads.count(in.get())) {
           leads[in.get()] = false;
-          std::vector<std::shared_ptr<TensorNode>> ins = inputs_of(*in);
+          std::vector<std::shared_ptr<TensorNode>> ins = gradient_inputs(*in);
           stack.push_back({std::move(in), std::move(ins)});
         }
         continue;
@@ -221,7 +232,137 @@ std::vector<std::shared_ptr<TensorNode>> between(std::span<const Tensor> outputs
   return order;
 }
 
+std::vector<Tensor> gradients(std::span<const Tensor> outputs, std::span<const Tensor> cotangents,
+                              std::span<const Tensor> wrt, bool partial);
+
+// One element of a cotangent, as a 0-d view (a whole sum if it has none):
+// what a recomputation waits for (Note [Checkpoints]).
+Tensor token_of(const Tensor& g) {
+  if (g.numel() == 0) return sum(g);
+  Index first[] = {int64_t{0}};
+  return index(reshape(g, {-1}), first);
+}
+
+// f's nodes again, on depend(arg, token) for each argument: every node
+// between the outputs and an argument copied, the rest (what f closed
+// over, constants) shared. A realized node is its value.
+// `copies` starts with the arguments' depend nodes.
+std::vector<Tensor> recompute(const Checkpoint& call, std::unordered_map<const TensorNode*, Tensor>& copies) {
+  std::unordered_map<const TensorNode*, Tensor> kept;  // nodes that need no copy, by themselves
+  std::vector<std::pair<std::shared_ptr<TensorNode>, std::vector<std::shared_ptr<TensorNode>>>> stack;
+  auto copy_of = [&](const std::shared_ptr<TensorNode>& n) -> const Tensor* {
+    if (auto c = copies.find(n.get()); c != copies.end()) return &c->second;
+    if (auto k = kept.find(n.get()); k != kept.end()) return &k->second;
+    return nullptr;
+  };
+  std::vector<Tensor> result;
+  for (const Tensor& out : call.outputs) {
+    stack.push_back({out.node(), inputs_of(*out.node())});
+    while (!stack.empty()) {
+      auto& [n, ins] = stack.back();
+      auto pending = std::find_if(ins.begin(), ins.end(), [&](const auto& in) { return !copy_of(in); });
+      if (pending != ins.end()) {
+        std::shared_ptr<TensorNode> next = *pending;
+        stack.push_back({next, inputs_of(*next)});
+        continue;
+      }
+      std::vector<Operand> operands;
+      bool changed = false;
+      for (const auto& in : ins) {
+        const Tensor* c = copy_of(in);
+        changed |= c->node() != in;
+        operands.emplace_back(*c);
+      }
+      if (changed) copies.try_emplace(n.get(), record(n->op, operands, n->attr));
+      else kept.try_emplace(n.get(), Tensor(n));
+      stack.pop_back();
+    }
+    result.push_back(*copy_of(out.node()));
+  }
+  return result;
+}
+
+// The gradients for a checkpoint's frontier, given the cotangents of its
+// outputs (undefined where none reached one).
+std::vector<Tensor> checkpoint_gradient(const Checkpoint& call, const std::vector<Tensor>& cotangents) {
+  Tensor token;
+  std::vector<Tensor> outs, cots;
+  for (size_t i = 0; i < cotangents.size(); ++i)
+    if (cotangents[i].defined()) {
+      if (!token.defined()) token = token_of(cotangents[i]);
+      cots.push_back(cotangents[i]);
+    }
+  std::unordered_map<const TensorNode*, Tensor> copies;
+  std::vector<Tensor> again;
+  {
+    GradModeScope recording(true);  // the copy's gradient is taken next
+    for (const Tensor& a : call.args) copies.try_emplace(a.node().get(), depend(a, astype(token, a.dtype())));
+    again = recompute(call, copies);
+  }
+  for (size_t i = 0; i < cotangents.size(); ++i)
+    if (cotangents[i].defined()) outs.push_back(again[i]);
+  // The frontier's arguments are the copy's depend nodes; the variables
+  // f closed over are read by the copy as they are.
+  std::vector<Tensor> wrt;
+  for (const Tensor& f : call.frontier) {
+    auto c = copies.find(f.node().get());
+    wrt.push_back(c != copies.end() ? c->second : f);
+  }
+  return gradients(outs, cots, wrt, /*partial=*/true);
+}
+
 }  // namespace
+
+std::vector<Tensor> checkpoint(const CheckpointFn& f, std::vector<Tensor> args) {
+  for (const Tensor& a : args) BRAZE_CHECK(a.defined(), "checkpoint: an empty Tensor handle");
+  std::vector<Tensor> outs;
+  {
+    TraceScope traced;  // Note [Traced functions add no depth]
+    outs = f(args);
+  }
+  bool any = false;
+  for (const Tensor& o : outs) {
+    BRAZE_CHECK(o.defined(), "checkpoint: the function returned an empty Tensor handle");
+    any |= o.node()->requires_grad;
+  }
+  if (!any) return outs;  // no gradient will ask for a recomputation
+  // The frontier: the arguments that require a gradient, then the
+  // variables the outputs reach without passing an argument.
+  auto call = std::make_shared<Checkpoint>();
+  call->args = args;
+  call->outputs = outs;
+  std::unordered_set<const TensorNode*> seen;
+  for (const Tensor& a : args)
+    if (a.node()->requires_grad && seen.insert(a.node().get()).second) call->frontier.push_back(a);
+  std::vector<std::shared_ptr<TensorNode>> todo;
+  for (const Tensor& o : outs)
+    if (o.node()->requires_grad) todo.push_back(o.node());
+  while (!todo.empty()) {
+    std::shared_ptr<TensorNode> n = todo.back();
+    todo.pop_back();
+    if (!seen.insert(n.get()).second) continue;
+    bool leaf = true;
+    for (const auto& in : gradient_inputs(*n))
+      if (in->requires_grad) {
+        leaf = false;
+        todo.push_back(in);
+      }
+    if (leaf) call->frontier.emplace_back(n);
+  }
+  std::vector<Tensor> marked;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!outs[i].node()->requires_grad) {
+      marked.push_back(outs[i]);
+      continue;
+    }
+    // A node of its own (a reshape to its own shape, which fusion sees
+    // through) that carries the call.
+    Tensor m = record(Op::Reshape, {outs[i]}, Attr{outs[i].shape(), {}});
+    m.node()->checkpoint = std::make_shared<CheckpointOutput>(CheckpointOutput{call, i});
+    marked.push_back(m);
+  }
+  return marked;
+}
 
 bool grad_enabled() { return t_grad_enabled; }
 
@@ -259,8 +400,10 @@ Tensor variable(const Tensor& x) {
   return requires_grad(v);
 }
 
-std::vector<Tensor> vjp(std::span<const Tensor> outputs, std::span<const Tensor> cotangents,
-                        std::span<const Tensor> wrt) {
+namespace {
+
+std::vector<Tensor> gradients(std::span<const Tensor> outputs, std::span<const Tensor> cotangents,
+                              std::span<const Tensor> wrt, bool partial) {
   BRAZE_CHECK(outputs.size() == cotangents.size(), "vjp: ", outputs.size(), " outputs but ", cotangents.size(),
               " cotangents");
   TraceScope traced;  // Note [Traced functions add no depth]
@@ -280,11 +423,36 @@ std::vector<Tensor> vjp(std::span<const Tensor> outputs, std::span<const Tensor>
                 " but its output has shape ", to_string(out.shape()));
     if (out.node()->requires_grad) accumulate(out.node().get(), astype(c, out.dtype()));
   }
-  std::vector<std::shared_ptr<TensorNode>> order = between(outputs, targets);
+  std::vector<std::shared_ptr<TensorNode>> order = between(outputs, targets, partial);
+  // Note [Checkpoints]: a call's backward is recorded once, on reaching
+  // the last of its outputs the walk meets, with all their cotangents.
+  struct Pending {
+    int left = 0;
+    std::vector<Tensor> cotangents;
+  };
+  std::unordered_map<const Checkpoint*, Pending> calls;
+  for (const auto& n : order)
+    if (n->checkpoint) {
+      Pending& p = calls[n->checkpoint->call.get()];
+      ++p.left;
+      p.cotangents.resize(n->checkpoint->call->outputs.size());
+    }
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const TensorNode& n = **it;
     auto g = grads.find(&n);
-    if (g == grads.end()) continue;
+    if (n.checkpoint) {
+      const Checkpoint& call = *n.checkpoint->call;
+      Pending& p = calls[&call];
+      if (g != grads.end()) p.cotangents[n.checkpoint->index] = g->second;
+      if (--p.left > 0 || std::none_of(p.cotangents.begin(), p.cotangents.end(),
+                                       [](const Tensor& c) { return c.defined(); }))
+        continue;
+      std::vector<Tensor> dx = checkpoint_gradient(call, p.cotangents);
+      for (size_t i = 0; i < dx.size(); ++i)
+        if (dx[i].defined()) accumulate(call.frontier[i].node().get(), astype(dx[i], call.frontier[i].dtype()));
+      continue;
+    }
+    if (g == grads.end() || (partial && targets.count(&n))) continue;
     std::vector<std::shared_ptr<TensorNode>> ins = inputs_of(n);
     Grads x;
     std::vector<bool> need;
@@ -308,6 +476,13 @@ std::vector<Tensor> vjp(std::span<const Tensor> outputs, std::span<const Tensor>
   return result;
 }
 
+}  // namespace
+
+std::vector<Tensor> vjp(std::span<const Tensor> outputs, std::span<const Tensor> cotangents,
+                        std::span<const Tensor> wrt) {
+  return gradients(outputs, cotangents, wrt, /*partial=*/false);
+}
+
 void backward(const Tensor& output, const std::optional<Tensor>& cotangent, bool create_graph) {
   BRAZE_CHECK(output.defined(), "backward: an empty Tensor handle");
   BRAZE_CHECK(output.node()->requires_grad, "backward: the tensor (shape ", to_string(output.shape()),
@@ -325,7 +500,7 @@ void backward(const Tensor& output, const std::optional<Tensor>& cotangent, bool
       todo.pop_back();
       if (!seen.insert(n.get()).second) continue;
       bool start = true;
-      for (const auto& in : inputs_of(*n))
+      for (const auto& in : gradient_inputs(*n))
         if (in->requires_grad) {
           start = false;
           todo.push_back(in);

@@ -1,6 +1,7 @@
 // Reverse-mode automatic differentiation over lazy tensors.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -97,6 +98,46 @@ inline Tensor detach(const Tensor& x) { return stop_gradient(x); }
 // result can be differentiated again.
 std::vector<Tensor> vjp(std::span<const Tensor> outputs, std::span<const Tensor> cotangents,
                         std::span<const Tensor> wrt);
+
+// Note [Checkpoints]
+// checkpoint(f, args) is f(args), but the backward does not keep what f
+// computed inside: it computes it again from f's arguments and
+// differentiates that (JAX's jax.checkpoint, PyTorch's
+// torch.utils.checkpoint). In one program this is a schedule, not a cache
+// policy, so the recomputation has to be kept apart from the forward
+// twice over:
+// - it must not be the forward's nodes again: a graph interns identical
+//   nodes (Note [Lazy tensors]), and the same ops on the same arguments
+//   are the same graph. So it starts from depend(arg, token), an op whose
+//   value is arg's: a new node for each argument;
+// - it must run in the backward, once the forward's activations are dead:
+//   the token is an element of the cotangent that reached f's outputs, so
+//   the recomputation starts only when the backward has got there.
+// The recomputation is a copy of the nodes f recorded (those that depend
+// on an argument), made on the depend nodes: f itself is called once, so
+// the backward holds no Python function and f need not be pure in Python.
+// f's outputs are marked (a node of their own per output, whose value is
+// f's) with the call; vjp() walks from them to f's arguments and to the
+// variables f closed over (its frontier), not into f's nodes, and on
+// reaching the last of a call's outputs records the backward of the
+// copy, with all their cotangents at once, as partial derivatives: its
+// walk stops at the depend nodes (a closed-over variable that an
+// argument also depends on is not counted twice), which still lead back
+// to the arguments, so a gradient of that gradient is right. The memory
+// plan then keeps f's arguments from the forward to the backward and f's
+// activations only while each is needed: an N-block model checkpointed
+// per block keeps N block inputs and one block's activations.
+using CheckpointFn = std::function<std::vector<Tensor>(std::vector<Tensor>)>;
+struct Checkpoint {
+  std::vector<Tensor> args;      // f's tensor arguments
+  std::vector<Tensor> outputs;   // what f returned
+  std::vector<Tensor> frontier;  // where its gradient goes: arguments, then variables f closed over
+};
+struct CheckpointOutput {
+  std::shared_ptr<const Checkpoint> call;
+  size_t index;  // which of f's outputs
+};
+std::vector<Tensor> checkpoint(const CheckpointFn& f, std::vector<Tensor> args);
 
 // PyTorch's loss.backward(): adds the gradient of `output` (a one-element
 // tensor, or `cotangent` given) to the .grad of every variable under it.

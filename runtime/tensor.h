@@ -26,6 +26,8 @@ namespace braze {
 // loop that carries a realized tensor from one iteration to the next records
 // the same small graph each time instead of an ever longer one; a loop
 // that never realizes is cut by Note [Lazy depth limit].
+struct CheckpointOutput;  // runtime/autodiff.h
+
 struct TensorNode {
   Op op;
   DType dtype;
@@ -41,6 +43,9 @@ struct TensorNode {
   // made (or by requires_grad()), before other threads see it.
   bool requires_grad = false;
   std::shared_ptr<TensorNode> grad{};  // what backward() accumulated for a variable; under the node lock
+  // Set on an output of checkpoint() (Note [Checkpoints], runtime/autodiff.h):
+  // its gradient comes from running the function again, not from its inputs.
+  std::shared_ptr<const CheckpointOutput> checkpoint{};
 };
 
 // Note [Lazy depth limit]

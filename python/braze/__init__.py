@@ -42,6 +42,8 @@ from ._grids import *  # noqa: F401,F403
 from ._selection import *  # noqa: F401,F403
 from ._differences import *  # noqa: F401,F403
 from . import _ufunc_math, _quantiles, _statistics, _grids, _selection, _differences
+from ._more_numpy import *  # noqa: F401,F403 (isin, delete, insert, fill_diagonal, ...)
+from . import _more_numpy
 from ._einsum import *  # noqa: F401,F403
 from . import _einsum
 from . import linalg  # noqa: E402 (bz.linalg)
@@ -59,7 +61,7 @@ from . import optim  # noqa: E402 (bz.optim)
 from . import random  # noqa: E402 (bz.random)
 from . import quant  # noqa: E402 (bz.quant)
 from .quant import quantize, dequantize  # noqa: F401
-from .autodiff import grad, value_and_grad, vjp, no_grad, enable_grad, is_grad_enabled  # noqa: F401
+from .autodiff import grad, value_and_grad, vjp, checkpoint, no_grad, enable_grad, is_grad_enabled  # noqa: F401
 
 # dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.
 bool_ = _np.dtype("bool")

@@ -14,7 +14,7 @@ import threading
 from . import _core
 from ._core import Tensor
 
-__all__ = ["grad", "value_and_grad", "vjp", "stop_gradient", "no_grad", "enable_grad", "is_grad_enabled",
+__all__ = ["grad", "value_and_grad", "vjp", "checkpoint", "stop_gradient", "no_grad", "enable_grad", "is_grad_enabled",
            "tree_flatten", "tree_unflatten", "tree_map"]
 
 stop_gradient = _core.stop_gradient
@@ -198,5 +198,40 @@ def grad(f, argnums=0, has_aux=False):
     def wrapped(*args, **kwargs):
         value, g = vg(*args, **kwargs)
         return (g, value[1]) if has_aux else g
+
+    return wrapped
+
+
+def checkpoint(f):
+    """``f`` whose gradient recomputes it instead of keeping what it
+    computed (JAX's ``jax.checkpoint``, PyTorch's ``torch.utils.checkpoint``):
+    the backward runs ``f`` again from its arguments, so the training
+    step's memory plan keeps the arguments from the forward to the
+    backward, not ``f``'s activations (Note [Checkpoints],
+    runtime/autodiff.h). ``f`` takes and returns trees of tensors; other
+    leaves of its arguments are passed through unchanged. Gradients reach
+    its tensor arguments and the variables it reads from its closure.
+    ``f`` is called once: the backward copies the ops it recorded."""
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        leaves, structure = tree_flatten((args, kwargs))
+        at = [i for i, leaf in enumerate(leaves) if isinstance(leaf, Tensor)]
+        out_structure = []
+
+        def flat(tensors):
+            filled = list(leaves)
+            for i, t in zip(at, tensors):
+                filled[i] = t
+            a, kw = tree_unflatten(structure, filled)
+            outs, s = tree_flatten(f(*a, **kw))
+            if any(not isinstance(o, Tensor) for o in outs):
+                kinds = sorted({type(o).__name__ for o in outs if not isinstance(o, Tensor)})
+                raise TypeError(f"checkpoint: the function must return tensors (or trees of them), got {', '.join(kinds)}")
+            out_structure.append(s)
+            return outs
+
+        outs = _core._checkpoint(flat, [leaves[i] for i in at])
+        return tree_unflatten(out_structure[0], outs)
 
     return wrapped

@@ -35,6 +35,44 @@ TEST(Autodiff, ChainRuleThroughElementwiseOps) {
   expect_all_close(values(one_grad(y, x)), want, 1e-12);
 }
 
+// Note [Checkpoints]: the same gradient as the function itself, from a
+// copy of its ops that starts at depend nodes (so it is not the forward's
+// graph again) and that is recorded only when the backward reaches it.
+TEST(Autodiff, CheckpointGradientsEqualThePlainFunctions) {
+  Tensor x = variable(vec({0.5, -1.0, 2.0}));
+  Tensor w = variable(vec({1.5, 0.25, -2.0}));  // closed over
+  int calls = 0;
+  CheckpointFn f = [&](std::vector<Tensor> in) {
+    ++calls;
+    return std::vector<Tensor>{tanh(in[0] * w) * in[0], exp(in[0])};
+  };
+  std::vector<Tensor> plain = f({x});
+  std::vector<Tensor> checked = checkpoint(f, {x});
+  EXPECT_EQ(calls, 2);  // once above, once by checkpoint(): the backward copies its ops
+  ASSERT_EQ(checked.size(), 2u);
+  Tensor y = sum(plain[0] * plain[0]) + sum(plain[1]);
+  Tensor y_checked = sum(checked[0] * checked[0]) + sum(checked[1]);
+  Tensor c = ones_like(y);
+  std::vector<Tensor> wrt{x, w};
+  std::vector<Tensor> g = vjp(std::span<const Tensor>(&y, 1), std::span<const Tensor>(&c, 1), wrt);
+  std::vector<Tensor> g_checked = vjp(std::span<const Tensor>(&y_checked, 1), std::span<const Tensor>(&c, 1), wrt);
+  EXPECT_EQ(calls, 2);
+  for (int i = 0; i < 2; ++i) expect_all_close(values(g_checked[i]), values(g[i]), 1e-14);
+  expect_all_close(values(y_checked), values(y), 1e-15);
+}
+
+TEST(Autodiff, DependIsItsFirstInputAndPassesTheGradientToIt) {
+  Tensor x = variable(vec({1.0, 2.0}));
+  Tensor token = variable(from_vector<double>({7.0}, {}));
+  Tensor y = depend(x * 3.0, token);
+  expect_all_close(values(y), {3.0, 6.0}, 0);
+  Tensor out = sum(y), c = ones_like(out);
+  std::vector<Tensor> wrt{x, token};
+  std::vector<Tensor> g = vjp(std::span<const Tensor>(&out, 1), std::span<const Tensor>(&c, 1), wrt);
+  expect_all_close(values(g[0]), {3.0, 3.0}, 0);
+  expect_all_close(values(g[1]), {0.0}, 0);
+}
+
 TEST(Autodiff, BroadcastInputsGetTheirGradientSummedBack) {
   Tensor a = variable(from_vector<double>({1, 2, 3}, {3, 1}));
   Tensor b = variable(from_vector<double>({10, 20, 30, 40}, {4}));

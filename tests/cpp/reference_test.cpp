@@ -120,6 +120,7 @@ const std::map<Op, Expected>& expected_values() {
       RI(Cast, a[0]),
       RI(Copy, a[0]),
       RI(StopGradient, a[0]),
+      RI(Depend, a[0]),
       RJ(Add, a[0] + a[1], wadd(a[0], a[1])),
       RJ(Sub, a[0] - a[1], wsub(a[0], a[1])),
       RJ(Mul, a[0] * a[1], wmul(a[0], a[1])),

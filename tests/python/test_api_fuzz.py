@@ -435,10 +435,12 @@ def _elementwise(op, args):
     # NumPy's own call says whether it is an error (its promotion, NEP 50),
     # with bfloat16 as float32: ml_dtypes' type lacks NumPy's scalar rules.
     native = None
-    if op["numpy"]:
+    # depend converts its operands as any binary op does: NumPy's add says which calls are errors.
+    numpy_name = op["numpy"] or ("add" if op["api"] == "depend" else "")
+    if numpy_name:
         with np.errstate(all="ignore"):
-            native = getattr(np, op["numpy"])(*[a.astype(np.float32) if isinstance(a, np.ndarray) and
-                                                _dtype_name(a) == "bfloat16" else a for a in np_args])
+            native = getattr(np, numpy_name)(*[a.astype(np.float32) if isinstance(a, np.ndarray) and
+                                               _dtype_name(a) == "bfloat16" else a for a in np_args])
     if out is None:
         raise TypeError(f"{op['api']}: rejected by the dtype rule")
     if op["rule"] == "Compare" and any(isinstance(a, int) and not isinstance(a, bool) for a in args) and \

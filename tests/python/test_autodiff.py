@@ -131,7 +131,7 @@ DOMAINS = {
     "add": [ANY, ANY], "subtract": [ANY, ANY], "multiply": [ANY, ANY], "divide": [ANY, NONZERO],
     "power": [POSITIVE, EXPONENT], "maximum": [OFF_GRID, HALF_GRID], "minimum": [OFF_GRID, HALF_GRID],
     "remainder": [DIVIDEND, DIVISOR],
-    "where": [CONDITION, ANY, ANY],
+    "where": [CONDITION, ANY, ANY], "depend": [ANY, ANY],
 }
 
 # Float results whose gradient is 0 by definition: flat almost everywhere

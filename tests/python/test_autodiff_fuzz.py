@@ -670,6 +670,7 @@ CATALOGUE = {
     "minimum": _extremum("minimum"),
     "remainder": _remainder,
     "where": _where,
+    "depend": _binary(["bz.depend({a}, {b})"]),
     # Reductions.
     "sum": _reduction("sum"),
     "mean": _reduction("mean"),

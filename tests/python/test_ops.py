@@ -28,6 +28,7 @@ EXTRA_REFERENCES = {
     "relu": lambda x: np.where(x < 0, np.zeros_like(x), x),  # NaN stays NaN
     "erf": _erf,
     "stop_gradient": lambda x: x,  # the value unchanged (its gradient is tests/python/test_autodiff.py's)
+    "depend": lambda a, b: np.broadcast_arrays(a, b)[0].copy(),  # a's value; b is only waited for
 }
 
 
