@@ -45,6 +45,8 @@ small). BRAZE_FUZZ_GRADS=20000 is the on-demand run (about 4 minutes).
 import math
 import os
 import re
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
@@ -56,6 +58,8 @@ from test_autodiff import ATOL, DIFFERENTIABLE, EPS, RTOL, finite_difference
 REFERENCE = os.environ.get("BRAZE_BACKEND") == "reference"
 N_GRAPHS = int(os.environ.get("BRAZE_FUZZ_GRADS", "150"))
 COVERAGE_SEEDS = 150  # test_fuzzer_draws_every_op: the generator's coverage over the default seeds
+# test_random_graphs_and_their_backward_match_the_reference_interpreter
+REFERENCE_GRAPHS = int(os.environ.get("BRAZE_FUZZ_GRADS_REFERENCE", "60"))
 
 MARGIN = 1e-2   # distance kept from every kink, tie and branch boundary (the FD step moves values ~1e-6)
 LIMIT = 20.0    # every value stays within +-LIMIT (finite differences of a loss of moderate size)
@@ -439,6 +443,18 @@ def _where(g):
     return f"bz.where({cond}, {a.expr}, {b.expr})"
 
 
+def _checkpoint(g):
+    # Note [Checkpoints]: a smooth body recomputed in the backward, reading
+    # a second value from its closure (a variable's gradient flows both
+    # through the argument and through the closure).
+    u = g.pick()
+    v = g.operand(u)
+    if v is None:
+        return None
+    body = g.choice(["bz.tanh(t) * {v}", "bz.sin(t * {v}) + t", "bz.sigmoid(t) - {v} * t"]).format(v=v.p())
+    return f"bz.checkpoint(lambda t: {body})({u.expr})"
+
+
 def _axis(g, u, tuples=True):
     """A random reduction axis of u: None, an int (maybe negative) or a tuple."""
     if u.ndim == 0 or g.chance(0.2):
@@ -695,6 +711,7 @@ CATALOGUE = {
     "rms_norm": _rms_norm,
     "gelu": _unary("gelu", _any, extra_forms=["bz.gelu({u}, approximate='tanh')"]),
     "silu": _unary("silu", _any),
+    "checkpoint": _checkpoint,
 }
 
 
@@ -750,6 +767,42 @@ def test_random_graph_gradient(seed):
         raise kind(f"random graph, seed {seed} (rerun: pytest "
                    f"'tests/python/test_autodiff_fuzz.py::test_random_graph_gradient[{seed}]'):\n"
                    f"{type(e).__name__}: {e}\n\n--- the graph, a standalone reproducer ---\n{g.source}") from e
+
+
+def gradients_of(seed):
+    """The loss and the gradients of seed's graph, as NumPy arrays."""
+    g = Graph(seed)
+    value, grads = bz.value_and_grad(g.f, argnums=tuple(range(len(g.arrays))))(*[bz.tensor(a) for a in g.arrays])
+    return [value.numpy()] + [x.numpy() for x in grads]
+
+
+@pytest.mark.skipif(REFERENCE, reason="under BRAZE_BACKEND=reference both sides are the interpreter")
+def test_random_graphs_and_their_backward_match_the_reference_interpreter(tmp_path):
+    # The differential fuzzer's check for gradients: the same graphs and
+    # their backward, fused and generated here, against the reference
+    # interpreter in a process of its own (the backend is chosen per
+    # process). float64 throughout: generated transcendentals are within 2
+    # ulp and sums add in another order, hence the tolerance.
+    seeds = list(range(REFERENCE_GRAPHS))
+    out = tmp_path / "reference.npz"
+    script = (f"import sys, numpy as np, braze as bz; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
+              f"import test_autodiff_fuzz as t; "
+              f"np.savez({str(out)!r}, **{{f'{{s}}_{{i}}': a for s in {seeds!r} "
+              f"for i, a in enumerate(t.gradients_of(s))}}); "
+              f"st = bz.stats(); assert st['kernels_launched'] == 0 and st['reference_evaluations'] > 0, st")
+    env = {**os.environ, "BRAZE_BACKEND": "reference"}
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    want = np.load(out)
+    before = bz.stats()
+    for seed in seeds:
+        got = gradients_of(seed)
+        for i, a in enumerate(got):
+            np.testing.assert_allclose(a, want[f"{seed}_{i}"], rtol=1e-9, atol=1e-9,
+                                       err_msg=f"seed {seed}, {'the loss' if i == 0 else f'the gradient of x{i - 1}'}"
+                                               f" against the reference interpreter:\n{Graph(seed).source}")
+    after = bz.stats()
+    assert after["kernels_interpreted"] == before["kernels_interpreted"]  # every kernel generated
 
 
 def test_every_table_op_is_drawn():
