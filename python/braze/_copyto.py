@@ -57,12 +57,13 @@ def _check(dst, dtype, shape):
         raise ValueError(f"copyto: src of shape {tuple(shape)} does not broadcast to dst's shape {tuple(dst.shape)}")
 
 
-def write_out(result, out, op):
+def write_out(result, out, op, casting="unsafe"):
     """NumPy's ``out=``: ``result`` written into the braze tensor ``out``
     (or a 1-tuple of one, as ufuncs pass it) with ``copyto``, cast to its
-    dtype as NumPy casts into an ``out``; returns ``out``, or ``result``
-    where ``out`` is None. A lazy ``out`` is realized first, to have
-    storage to write into."""
+    dtype as NumPy casts into an ``out``: any cast for a reduction, only a
+    ``same_kind`` one for a ufunc (``casting``), else a ``TypeError`` as
+    NumPy's; returns ``out``, or ``result`` where ``out`` is None. A lazy
+    ``out`` is realized first, to have storage to write into."""
     if out is None:
         return result
     target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
@@ -79,6 +80,9 @@ def write_out(result, out, op):
     if not isinstance(target, Tensor):
         raise TypeError(f"{op}: out= must be a braze tensor or a NumPy array (it is written in place), not "
                         f"{type(target).__name__}")
+    if casting == "same_kind" and not np.can_cast(result.dtype, target.dtype, casting="same_kind"):
+        raise TypeError(f"{op}: cannot cast the output from {result.dtype!r} to {target.dtype!r} with casting "
+                        "rule 'same_kind' (NumPy's rule for an out=)")
     if not target.is_realized:
         target.realize()
     copyto(target, result if result.dtype == target.dtype else _core.astype(result, target.dtype.name))

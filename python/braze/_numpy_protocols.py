@@ -123,8 +123,8 @@ def array_ufunc(bz, ufuncs):
                 result = bz.where(bz.asarray(where), result, bz.asarray(target))
             if isinstance(result, tuple):  # frexp, modf, divmod: an out per output, as NumPy passes them
                 outs = (None,) * len(result) if out is None else out
-                return tuple(write_out(r, o, f"numpy.{name}") for r, o in zip(result, outs))
-            return write_out(result, out, f"numpy.{name}")
+                return tuple(write_out(r, o, f"numpy.{name}", "same_kind") for r, o in zip(result, outs))
+            return write_out(result, out, f"numpy.{name}", "same_kind")
         if method == "reduce" and ufunc in _REDUCE:
             axis = kwargs.pop("axis", 0)
             keepdims = kwargs.pop("keepdims", False)
@@ -271,11 +271,12 @@ def _functions(bz):
         return (found.values, *(part for wanted, part in asked if wanted))
 
     def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, max=np._NoValue, **kw):
-        if out is not None or kw:
-            raise _unsupported("numpy.clip", " with out= or ufunc keywords")
+        if kw:
+            raise _unsupported("numpy.clip", " with ufunc keywords")
         lo = None if a_min is np._NoValue else a_min
         hi = None if a_max is np._NoValue else a_max
-        return bz.clip(a, lo if min is np._NoValue else min, hi if max is np._NoValue else max)
+        result = bz.clip(a, lo if min is np._NoValue else min, hi if max is np._NoValue else max)
+        return write_out(result, out, "numpy.clip", "same_kind")  # np.clip(g, -5, 5, out=g): in place
 
     def dot(a, b, out=None):
         a, b = bz.asarray(a), bz.asarray(b)

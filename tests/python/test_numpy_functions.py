@@ -297,6 +297,30 @@ def test_numpy_functions_dispatch_to_braze():
     assert isinstance(np.any(t > 0), bz.Tensor) and np.allclose(t, a, equal_nan=True) is True
 
 
+def test_clip_out_writes_in_place():
+    """min-char-rnn clips its gradients with np.clip(dparam, -5, 5,
+    out=dparam): the tensor given as out takes the clipped values (NumPy
+    returns out), cast to out's dtype under NumPy's same_kind rule; a NumPy
+    out is written by NumPy."""
+    a = values(np.float64, (4, 3), seed=16, specials=False) * 4
+    t = bz.tensor(a)
+    held = t
+    got = np.clip(t, -5, 5, out=t)
+    assert got is t and held is t
+    assert_matches(t, np.clip(a, -5, 5))
+    f = bz.tensor(np.zeros(8, np.float32))
+    assert_matches(np.clip(bz.tensor(np.arange(-4, 4)), -2, 2, out=f), np.arange(-4, 4).clip(-2, 2).astype(np.float32))
+    with pytest.raises(TypeError, match="numpy.clip: cannot cast .* 'same_kind'"):  # as NumPy's UFuncTypeError
+        np.clip(t, -1, 1, out=bz.tensor(np.zeros((4, 3), np.int32)))
+    with pytest.raises(TypeError, match="numpy.add: cannot cast"):
+        np.add(t, 1, out=bz.tensor(np.zeros((4, 3), np.int64)))
+    n = np.zeros(3)
+    assert np.clip(bz.tensor(np.array([-9.0, 0.5, 9.0])), -1, 1, out=n) is n
+    np.testing.assert_array_equal(n, [-1.0, 0.5, 1.0])
+    with pytest.raises(TypeError, match="numpy.clip"):
+        np.clip(t, -1, 1, where=t > 0)
+
+
 def test_nan_to_num_and_finfo():
     x = np.array([np.nan, np.inf, -np.inf, 1.5, -0.0], np.float32)
     assert_matches(bz.nan_to_num(bz.tensor(x)), np.nan_to_num(x))
