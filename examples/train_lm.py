@@ -13,10 +13,11 @@ and falls well below it) and, at the end, a continuation of the text's
 first CONTEXT characters generated greedily (--temperature > 0 samples);
 --torch trains the same model in PyTorch beside it (same initial weights,
 same batches) and prints both losses. --checkpoint recomputes each block
-in the backward (bz.checkpoint): less memory, the same losses.
+in the backward (bz.checkpoint; --checkpoint dots_saveable keeps the
+matmuls' results): less memory, the same losses.
 
     python examples/train_lm.py [--steps N] [--seed S] [--lr LR] [--torch] [--text PATH]
-                                [--temperature T] [--device cpu|cuda] [--checkpoint]
+                                [--temperature T] [--device cpu|cuda] [--checkpoint [POLICY]]
 
 The command line's common options, the tensors on the device and the
 PyTorch twin's training are examples/training.py's, shared with
@@ -48,8 +49,10 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=0, help="seeds the initial weights and the batches")
     p.add_argument("--lr", type=float, default=3e-3, help="Adam's learning rate (default 0.003)")
     p.add_argument("--text", default="zen", help="'zen' (the Zen of Python, the default) or a local text file")
-    p.add_argument("--checkpoint", action="store_true",
-                   help="recompute each block's activations in the backward instead of keeping them (bz.checkpoint)")
+    p.add_argument("--checkpoint", nargs="?", const="nothing_saveable", default=None, metavar="POLICY",
+                   help="recompute each block's activations in the backward instead of keeping them "
+                        "(bz.checkpoint; POLICY: nothing_saveable, the default, or dots_saveable: keep the "
+                        "matmuls' results)")
     p.add_argument("--generate", type=int, default=200, help="characters to generate at the end (default 200)")
     p.add_argument("--temperature", type=float, default=0.0,
                    help="0 (the default) generates greedily; above 0 samples from softmax(logits / T)")
@@ -116,10 +119,10 @@ def block(x, p, causal):
     return x + (bz.gelu(m @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"])
 
 
-def forward(params, tokens, checkpoint=False):
+def forward(params, tokens, checkpoint=None):
     """The logits [n, CONTEXT, vocabulary] of the characters tokens [n, CONTEXT]
-    (int64). With checkpoint, each block's activations are computed again in
-    the backward instead of kept (bz.checkpoint)."""
+    (int64). With checkpoint (a bz.checkpoint policy), each block's
+    activations are computed again in the backward instead of kept."""
     n = tokens.shape[0]
     vocab = params["embed"].shape[0]
     # The embedding as a one-hot matmul (its gradient is a matmul too); the
@@ -129,13 +132,13 @@ def forward(params, tokens, checkpoint=False):
     pos = bz.arange(CONTEXT)
     causal = pos.reshape((CONTEXT, 1)) >= pos.reshape((1, CONTEXT))  # query >= key
     x = one_hot @ params["embed"] + params["pos"]
-    run_block = bz.checkpoint(block) if checkpoint else block
+    run_block = bz.checkpoint(block, policy=checkpoint) if checkpoint else block
     for i in range(BLOCKS):
         x = run_block(x, {name: params[f"b{i}_{name}"] for name in BLOCK_PARAMS}, causal)
     return bz.layer_norm(x, params["ln_f_w"], params["ln_f_b"]) @ params["embed"].T
 
 
-def loss_fn(params, tokens, targets, checkpoint=False):
+def loss_fn(params, tokens, targets, checkpoint=None):
     return bz.cross_entropy(forward(params, tokens, checkpoint), targets)
 
 
@@ -268,7 +271,7 @@ def main(argv=None):
     print(f"loss {losses[0]:.3f} at the first step, {np.mean(losses[-args.every:]):.3f} over the last "
           f"{min(args.every, args.steps)}; {braze_seconds:.2f} s of training: the first step {first_step_ms:.0f} ms, "
           f"then {later / max(args.steps - 1, 1):.2f} ms per step; the gradient's arena {arena / 2**20:.2f} MiB"
-          + (" (blocks checkpointed)" if args.checkpoint else ""))
+          + (f" (blocks checkpointed, {args.checkpoint})" if args.checkpoint else ""))
     if torch_run is not None:
         differences = np.abs(np.subtract(losses, torch_losses))
         early = min(100, args.steps)

@@ -2,6 +2,7 @@
 // PyTorch-style methods on Tensor and the primitives python/braze/autodiff.py
 // builds bz.grad, bz.value_and_grad, bz.vjp and bz.checkpoint from.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "python/convert.h"
@@ -35,9 +36,15 @@ void bind_autodiff(nb::module_& m, nb::class_<Tensor>& cls) {
         "outputs"_a, "cotangents"_a, "wrt"_a);
   // Note [Checkpoints]: f takes and returns lists of tensors (autodiff.py
   // flattens the user's trees); it is called once, here, with the GIL held.
-  m.def("_checkpoint", [](nb::callable f, std::vector<Tensor> args) {
-    return checkpoint([&f](std::vector<Tensor> in) { return nb::cast<std::vector<Tensor>>(f(in)); }, std::move(args));
-  }, "f"_a, "args"_a);
+  m.def("_checkpoint", [](nb::callable f, std::vector<Tensor> args, const std::string& policy) {
+    CheckpointPolicy p = CheckpointPolicy::NothingSaveable;
+    if (policy == "dots_saveable") p = CheckpointPolicy::DotsSaveable;
+    else if (policy == "dots_and_reductions_saveable") p = CheckpointPolicy::DotsAndReductionsSaveable;
+    else BRAZE_CHECK(policy == "nothing_saveable", "checkpoint: unknown policy '", policy,
+                     "'; expected 'nothing_saveable', 'dots_saveable' or 'dots_and_reductions_saveable'");
+    return checkpoint([&f](std::vector<Tensor> in) { return nb::cast<std::vector<Tensor>>(f(in)); }, std::move(args),
+                      p);
+  }, "f"_a, "args"_a, "policy"_a);
 }
 
 }  // namespace braze::py

@@ -246,9 +246,21 @@ Tensor token_of(const Tensor& g) {
 // f's nodes again, on depend(arg, token) for each argument: every node
 // between the outputs and an argument copied, the rest (what f closed
 // over, constants) shared. A realized node is its value.
+// Whether the policy keeps the forward's value of a node of `op`.
+bool saveable(CheckpointPolicy policy, Op op) {
+  switch (policy) {
+    case CheckpointPolicy::NothingSaveable: return false;
+    case CheckpointPolicy::DotsSaveable: return info(op).kind == FusionKind::Opaque;
+    case CheckpointPolicy::DotsAndReductionsSaveable: return info(op).kind == FusionKind::Opaque || is_reduce(op);
+  }
+  return false;
+}
+
 // `copies` starts with the arguments' depend nodes.
 std::vector<Tensor> recompute(const Checkpoint& call, std::unordered_map<const TensorNode*, Tensor>& copies) {
   std::unordered_map<const TensorNode*, Tensor> kept;  // nodes that need no copy, by themselves
+  std::unordered_set<const TensorNode*> arguments;
+  for (const Tensor& a : call.args) arguments.insert(a.node().get());
   std::vector<std::pair<std::shared_ptr<TensorNode>, std::vector<std::shared_ptr<TensorNode>>>> stack;
   auto copy_of = [&](const std::shared_ptr<TensorNode>& n) -> const Tensor* {
     if (auto c = copies.find(n.get()); c != copies.end()) return &c->second;
@@ -257,6 +269,10 @@ std::vector<Tensor> recompute(const Checkpoint& call, std::unordered_map<const T
   };
   std::vector<Tensor> result;
   for (const Tensor& out : call.outputs) {
+    if (const Tensor* c = copy_of(out.node())) {  // an argument returned as it is
+      result.push_back(*c);
+      continue;
+    }
     stack.push_back({out.node(), inputs_of(*out.node())});
     while (!stack.empty()) {
       auto& [n, ins] = stack.back();
@@ -266,15 +282,25 @@ std::vector<Tensor> recompute(const Checkpoint& call, std::unordered_map<const T
         stack.push_back({next, inputs_of(*next)});
         continue;
       }
+      // A node the policy keeps reads an argument itself, not its depend
+      // node: its copy computes nothing, and its gradient (a library call
+      // reading the argument, say) then needs no copy of the argument.
+      const bool keeps = saveable(call.policy, n->op);
       std::vector<Operand> operands;
       bool changed = false;
       for (const auto& in : ins) {
+        const bool argument = keeps && arguments.count(in.get());
         const Tensor* c = copy_of(in);
-        changed |= c->node() != in;
-        operands.emplace_back(*c);
+        changed |= argument || c->node() != in;
+        operands.emplace_back(argument ? Tensor(in) : *c);
       }
-      if (changed) copies.try_emplace(n.get(), record(n->op, operands, n->attr));
-      else kept.try_emplace(n.get(), Tensor(n));
+      if (changed) {
+        Tensor c = record(n->op, operands, n->attr);
+        if (keeps) c.node()->value_of = n;  // the forward's value, this copy's gradient
+        copies.try_emplace(n.get(), std::move(c));
+      } else {
+        kept.try_emplace(n.get(), Tensor(n));
+      }
       stack.pop_back();
     }
     result.push_back(*copy_of(out.node()));
@@ -303,17 +329,34 @@ std::vector<Tensor> checkpoint_gradient(const Checkpoint& call, const std::vecto
     if (cotangents[i].defined()) outs.push_back(again[i]);
   // The frontier's arguments are the copy's depend nodes; the variables
   // f closed over are read by the copy as they are.
+  // An argument's gradient comes through its depend node and, where a
+  // kept node reads it directly, through itself.
   std::vector<Tensor> wrt;
-  for (const Tensor& f : call.frontier) {
+  std::vector<size_t> frontier_of;
+  for (size_t i = 0; i < call.frontier.size(); ++i) {
+    const Tensor& f = call.frontier[i];
     auto c = copies.find(f.node().get());
-    wrt.push_back(c != copies.end() ? c->second : f);
+    if (c != copies.end()) {
+      wrt.push_back(c->second);
+      frontier_of.push_back(i);
+    }
+    if (c == copies.end() || call.policy != CheckpointPolicy::NothingSaveable) {
+      wrt.push_back(f);
+      frontier_of.push_back(i);
+    }
   }
-  return gradients(outs, cots, wrt, /*partial=*/true);
+  std::vector<Tensor> g = gradients(outs, cots, wrt, /*partial=*/true);
+  std::vector<Tensor> result(call.frontier.size());
+  for (size_t k = 0; k < g.size(); ++k) {
+    Tensor& r = result[frontier_of[k]];
+    r = r.defined() ? r + g[k] : g[k];
+  }
+  return result;
 }
 
 }  // namespace
 
-std::vector<Tensor> checkpoint(const CheckpointFn& f, std::vector<Tensor> args) {
+std::vector<Tensor> checkpoint(const CheckpointFn& f, std::vector<Tensor> args, CheckpointPolicy policy) {
   for (const Tensor& a : args) BRAZE_CHECK(a.defined(), "checkpoint: an empty Tensor handle");
   std::vector<Tensor> outs;
   {
@@ -331,6 +374,7 @@ std::vector<Tensor> checkpoint(const CheckpointFn& f, std::vector<Tensor> args) 
   auto call = std::make_shared<Checkpoint>();
   call->args = args;
   call->outputs = outs;
+  call->policy = policy;
   std::unordered_set<const TensorNode*> seen;
   for (const Tensor& a : args)
     if (a.node()->requires_grad && seen.insert(a.node().get()).second) call->frontier.push_back(a);
@@ -431,14 +475,17 @@ std::vector<Tensor> gradients(std::span<const Tensor> outputs, std::span<const T
     std::vector<Tensor> cotangents;
   };
   std::unordered_map<const Checkpoint*, Pending> calls;
+  // With `partial` the walk ends at wrt: no rule, no checkpoint, runs there.
+  auto ends = [&](const TensorNode& n) { return partial && targets.count(&n) > 0; };
   for (const auto& n : order)
-    if (n->checkpoint) {
+    if (n->checkpoint && !ends(*n)) {
       Pending& p = calls[n->checkpoint->call.get()];
       ++p.left;
       p.cotangents.resize(n->checkpoint->call->outputs.size());
     }
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const TensorNode& n = **it;
+    if (ends(n)) continue;
     auto g = grads.find(&n);
     if (n.checkpoint) {
       const Checkpoint& call = *n.checkpoint->call;
@@ -452,7 +499,7 @@ std::vector<Tensor> gradients(std::span<const Tensor> outputs, std::span<const T
         if (dx[i].defined()) accumulate(call.frontier[i].node().get(), astype(dx[i], call.frontier[i].dtype()));
       continue;
     }
-    if (g == grads.end() || (partial && targets.count(&n))) continue;
+    if (g == grads.end()) continue;
     std::vector<std::shared_ptr<TensorNode>> ins = inputs_of(n);
     Grads x;
     std::vector<bool> need;

@@ -127,17 +127,34 @@ std::vector<Tensor> vjp(std::span<const Tensor> outputs, std::span<const Tensor>
 // plan then keeps f's arguments from the forward to the backward and f's
 // activations only while each is needed: an N-block model checkpointed
 // per block keeps N block inputs and one block's activations.
+//
+// A policy may keep some of f's values after all (JAX's checkpoint
+// policies). The copy of such a node is still made, on copied inputs, so
+// that its gradient rule reads recomputed values, but its value is the
+// forward's (TensorNode::value_of: lowering reads the forward's node in
+// its place), so it is not computed again. Keeping the library calls'
+// results (matmul, conv2d) and the reductions' leaves the cheap
+// element-wise work to the backward's kernels, which recompute it where
+// they read it: the memory of the element-wise values between library
+// calls is saved, and no library call runs twice.
 using CheckpointFn = std::function<std::vector<Tensor>(std::vector<Tensor>)>;
+enum class CheckpointPolicy : uint8_t {
+  NothingSaveable,             // recompute everything from the arguments (the default)
+  DotsSaveable,                // keep matmul and conv2d results
+  DotsAndReductionsSaveable,   // keep those and the reductions' results
+};
 struct Checkpoint {
   std::vector<Tensor> args;      // f's tensor arguments
   std::vector<Tensor> outputs;   // what f returned
   std::vector<Tensor> frontier;  // where its gradient goes: arguments, then variables f closed over
+  CheckpointPolicy policy = CheckpointPolicy::NothingSaveable;
 };
 struct CheckpointOutput {
   std::shared_ptr<const Checkpoint> call;
   size_t index;  // which of f's outputs
 };
-std::vector<Tensor> checkpoint(const CheckpointFn& f, std::vector<Tensor> args);
+std::vector<Tensor> checkpoint(const CheckpointFn& f, std::vector<Tensor> args,
+                               CheckpointPolicy policy = CheckpointPolicy::NothingSaveable);
 
 // PyTorch's loss.backward(): adds the gradient of `output` (a one-element
 // tensor, or `cotangent` given) to the .grad of every variable under it.

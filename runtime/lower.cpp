@@ -117,6 +117,15 @@ Walk walk(std::span<const Tensor> roots, LowerOptions options, bool with_key) {
     stack.pop_back();
     const TensorNode* n = handle->get();
     if (w.index.count(n)) continue;
+    if (n->value_of && !n->data) {  // Note [Checkpoints]: the value is another node's
+      if (const auto v = w.index.find(n->value_of.get()); v != w.index.end()) {
+        w.index.emplace(n, v->second);
+      } else {
+        stack.emplace_back(handle, false);
+        stack.emplace_back(&n->value_of, false);
+      }
+      continue;
+    }
     std::optional<Array> element =
         n->data || !options.elements_as_inputs ? std::nullopt : element_read(*n);
     if (!n->data && !element && !expanded) {

@@ -46,6 +46,10 @@ struct TensorNode {
   // Set on an output of checkpoint() (Note [Checkpoints], runtime/autodiff.h):
   // its gradient comes from running the function again, not from its inputs.
   std::shared_ptr<const CheckpointOutput> checkpoint{};
+  // Set on a checkpoint's copy of a node its policy keeps: the value is
+  // that node's (lowering reads it in this one's place); the gradient is
+  // this node's own op's rule, on its (recomputed) inputs.
+  std::shared_ptr<TensorNode> value_of{};
 };
 
 // Note [Lazy depth limit]

@@ -202,7 +202,10 @@ def grad(f, argnums=0, has_aux=False):
     return wrapped
 
 
-def checkpoint(f):
+_POLICIES = ("nothing_saveable", "dots_saveable", "dots_and_reductions_saveable")
+
+
+def checkpoint(f, policy="nothing_saveable"):
     """``f`` whose gradient recomputes it instead of keeping what it
     computed (JAX's ``jax.checkpoint``, PyTorch's ``torch.utils.checkpoint``):
     the backward runs ``f`` again from its arguments, so the training
@@ -211,7 +214,16 @@ def checkpoint(f):
     runtime/autodiff.h). ``f`` takes and returns trees of tensors; other
     leaves of its arguments are passed through unchanged. Gradients reach
     its tensor arguments and the variables it reads from its closure.
-    ``f`` is called once: the backward copies the ops it recorded."""
+    ``f`` is called once: the backward copies the ops it recorded.
+
+    ``policy`` says what is kept after all, as JAX's checkpoint policies:
+    ``"nothing_saveable"`` (recompute everything), ``"dots_saveable"``
+    (keep the results of matmuls and convolutions) or
+    ``"dots_and_reductions_saveable"`` (and of reductions): the
+    element-wise work between them is recomputed inside the backward's
+    kernels and no library call runs twice."""
+    if policy not in _POLICIES:
+        raise ValueError(f"checkpoint: unknown policy {policy!r}; expected one of {', '.join(map(repr, _POLICIES))}")
 
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
@@ -231,7 +243,7 @@ def checkpoint(f):
             out_structure.append(s)
             return outs
 
-        outs = _core._checkpoint(flat, [leaves[i] for i in at])
+        outs = _core._checkpoint(flat, [leaves[i] for i in at], policy)
         return tree_unflatten(out_structure[0], outs)
 
     return wrapped

@@ -451,8 +451,10 @@ def _checkpoint(g):
     v = g.operand(u)
     if v is None:
         return None
-    body = g.choice(["bz.tanh(t) * {v}", "bz.sin(t * {v}) + t", "bz.sigmoid(t) - {v} * t"]).format(v=v.p())
-    return f"bz.checkpoint(lambda t: {body})({u.expr})"
+    body = g.choice(["bz.tanh(t) * {v}", "bz.sin(t * {v}) + t", "bz.sigmoid(t) - {v} * t",
+                     "bz.sin(t) * bz.tanh(t * {v}).sum()"]).format(v=v.p())
+    policy = g.choice(["", ", policy='dots_saveable'", ", policy='dots_and_reductions_saveable'"])
+    return f"bz.checkpoint(lambda t: {body}{policy})({u.expr})"
 
 
 def _axis(g, u, tuples=True):

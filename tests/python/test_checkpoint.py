@@ -34,13 +34,18 @@ def assert_same_gradients(g1, g2):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-14)
 
 
+POLICIES = ["nothing_saveable", "dots_saveable", "dots_and_reductions_saveable"]
+
+
 def both(loss, *args, argnums=0):
-    """The value and gradient of loss(..., ck) with and without checkpoints."""
+    """The value and gradient of loss(..., ck) without checkpoints and with
+    them under every policy: the same."""
     plain = bz.value_and_grad(lambda *a: loss(*a, lambda f: f), argnums=argnums)(*args)
-    checked = bz.value_and_grad(lambda *a: loss(*a, bz.checkpoint), argnums=argnums)(*args)
-    np.testing.assert_allclose(float(plain[0]), float(checked[0]), rtol=1e-14)
-    assert_same_gradients(plain[1], checked[1])
-    return checked
+    for policy in POLICIES:
+        ck = lambda f: bz.checkpoint(f, policy=policy)
+        checked = bz.value_and_grad(lambda *a: loss(*a, ck), argnums=argnums)(*args)
+        np.testing.assert_allclose(float(plain[0]), float(checked[0]), rtol=1e-14)
+        assert_same_gradients(plain[1], checked[1])
 
 
 def test_a_chain_of_blocks_with_a_tree_of_parameters():
@@ -114,15 +119,16 @@ def test_nested_checkpoints():
     both(loss, w, x, argnums=(0, 1))
 
 
-def test_second_derivatives():
+@pytest.mark.parametrize("policy", POLICIES)
+def test_second_derivatives(policy):
     rng = np.random.default_rng(5)
-    x, w = tensor(rng, 4), tensor(rng, 4)
+    x, w, m = tensor(rng, 4), tensor(rng, 4), tensor(rng, 4, 4)
 
     def hess_vec(ck):
-        f = lambda x: ck(lambda t: bz.sin(t * w) * t)(x).sum() * ck(lambda t: bz.exp(t))(x).sum()
+        f = lambda x: ck(lambda t: bz.sin(t * w) * t @ m)(x).sum() * ck(lambda t: bz.exp(t).max())(x)
         return bz.grad(lambda x: (bz.grad(f)(x) * w).sum())(x)
 
-    assert_same_gradients(hess_vec(lambda f: f), hess_vec(bz.checkpoint))
+    assert_same_gradients(hess_vec(lambda f: f), hess_vec(lambda f: bz.checkpoint(f, policy=policy)))
 
 
 def test_vjp_and_has_aux():
@@ -186,6 +192,8 @@ def test_errors():
     x = bz.tensor(np.ones(3))
     with pytest.raises(TypeError, match="checkpoint: the function must return tensors"):
         bz.grad(lambda x: bz.checkpoint(lambda t: (t.sum(), 1.5))(x)[0])(x)
+    with pytest.raises(ValueError, match="checkpoint: unknown policy 'dots'"):
+        bz.checkpoint(bz.sin, policy="dots")
     # braze keeps working afterwards
     np.testing.assert_allclose(bz.grad(lambda x: bz.checkpoint(bz.sin)(x).sum())(x).numpy(), np.cos(np.ones(3)))
 
@@ -215,15 +223,20 @@ def test_the_backward_recomputes_and_the_arena_shrinks():
         return (h * h).mean()
 
     plans, results = [], []
-    for ck in (lambda f: f, bz.checkpoint):
+    for ck in (lambda f: f, bz.checkpoint, lambda f: bz.checkpoint(f, policy="dots_saveable")):
         value, grads = bz.value_and_grad(loss)(ws, x, ck)
         plans.append(_plan(value, *grads))
         results.append([value.numpy()] + [g.numpy() for g in grads])
-    (arena, _, calls), (arena_ck, _, calls_ck) = plans
+    (arena, kernels, calls), (arena_ck, _, calls_ck), (arena_dots, kernels_dots, calls_dots) = plans
     assert calls_ck == calls + len(ws)
     assert arena_ck < 0.6 * arena, (arena, arena_ck)
-    for a, b in zip(*results):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+    # dots_saveable keeps the matmuls' results and recomputes the tails in
+    # the backward's kernels: no matmul again, fewer kernels, less memory.
+    assert calls_dots == calls and kernels_dots < kernels, (calls, calls_dots, kernels, kernels_dots)
+    assert arena_dots < arena, (arena, arena_dots)
+    for r in results[1:]:
+        for a, b in zip(results[0], r):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.skipif(REFERENCE, reason="BRAZE_BACKEND=reference makes no programs")
