@@ -123,9 +123,10 @@ void bind_operators(nb::class_<Tensor>& cls) {
 // this tensor object sees the new value; what was recorded on the old one
 // keeps the old value, as in NumPy), and writes storage in place only when
 // nothing else can see it: the handle is the node's only holder and the
-// node the storage's only holder. The one NumPy aliasing braze cannot
-// follow is writing through a view (a[i][j] = v changes a in NumPy): a
-// lazy view of stored values refuses the write instead of writing a copy.
+// node the storage's only holder. Writing through a view (a[i][j] = v
+// changes a in NumPy) is carried to the base explicitly for views made by
+// basic indexing (python/braze/_views.py); any other lazy view of stored
+// values refuses the write instead of writing a copy.
 
 // The handle is the only holder of its node and the node of its storage.
 bool sole_owner(const Tensor& t) {
@@ -154,7 +155,9 @@ bool views_stored_values(const Tensor& t) {
 }  // namespace
 
 nb::class_<Tensor> bind_tensor(nb::module_& m) {
-  nb::class_<Tensor> cls(m, "Tensor");
+  // Weak references: a view made by basic indexing is tracked without
+  // being kept alive (python/braze/_views.py).
+  nb::class_<Tensor> cls(m, "Tensor", nb::is_weak_referenceable());
   cls.def_prop_ro("shape", [](const Tensor& x) { return nb::tuple(nb::cast(x.shape())); })
       .def_prop_ro("_dtype_name", [](const Tensor& x) { return std::string(name(x.dtype())); })
       .def_prop_ro("ndim", &Tensor::ndim)

@@ -47,7 +47,7 @@ from . import _more_numpy
 from ._einsum import *  # noqa: F401,F403
 from . import _einsum
 from . import linalg  # noqa: E402 (bz.linalg)
-from . import _inplace
+from . import _inplace, _views
 from . import _ndarray_methods
 from . import _gather
 from ._gather import *  # noqa: F401,F403
@@ -374,6 +374,7 @@ Tensor.__reduce__ = _reduce
 _inplace.install()  # x += y, x[key] = value (Note [In-place updates])
 _reductions.install()  # t.sum(..., dtype=, out=) and the other reductions
 _gather.install()  # x[index_array], x[mask]
+_views.install()  # views made by indexing write through to their base (after _gather: it wraps __getitem__)
 _array_api.install()  # x.__array_namespace__() is this module
 _ndarray_methods.install()  # x.dot(w), x.cumsum(), x.sort(), x.real: ndarray's methods
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from . import _core
+from . import _core, _views
 from ._core import Tensor
 
 
@@ -23,6 +23,42 @@ def copyto(dst, src):
     """
     if not isinstance(dst, Tensor):
         raise TypeError(f"copyto: dst must be a braze tensor, not {type(dst).__name__}")
+    if _views.tracked(dst):  # a view made by indexing: its base takes the values (python/braze/_views.py)
+        if not dst.is_realized:
+            dst.realize()
+        _copy_into(dst, src)
+        _views.after_update(dst)
+        return
+    _copy_into(dst, src)
+
+
+def numpy_copyto(dst, src, casting="same_kind", where=True):
+    """NumPy's ``np.copyto`` with a braze tensor among its arguments: its
+    casting rule (``same_kind`` by default) and ``where=`` mask, into a
+    braze tensor (a view made by indexing writes its base) or, from one,
+    into a NumPy array."""
+    if isinstance(dst, np.ndarray):  # NumPy's memory: the values now
+        np.copyto(dst, _host_values(src), casting=casting, where=_host_values(where))
+        return
+    if not isinstance(dst, Tensor):
+        raise TypeError(f"numpy.copyto: dst must be a braze tensor or a NumPy array, not {type(dst).__name__}")
+    src_dtype = src.dtype if isinstance(src, Tensor) else np.asarray(src).dtype
+    weak = isinstance(src, (bool, int, float))  # a Python number takes dst's type, as in NumPy
+    if not weak and not np.can_cast(src_dtype, dst.dtype, casting=casting):
+        raise TypeError(f"numpy.copyto: cannot cast from {src_dtype!r} to {dst.dtype!r} according to the rule "
+                        f"{casting!r}")
+    from . import asarray, where as select
+    value = asarray(src).astype(dst.dtype) if not weak else asarray(src, dtype=dst.dtype)
+    if where is not True:
+        value = select(asarray(where), value, dst)
+    copyto(dst, value)
+
+
+def _host_values(x):
+    return x.numpy() if isinstance(x, Tensor) else x
+
+
+def _copy_into(dst, src):
     if isinstance(src, Tensor):
         _check(dst, src.dtype, src.shape)
         if src.shape != dst.shape:
@@ -86,4 +122,5 @@ def write_out(result, out, op, casting="unsafe"):
     if not target.is_realized:
         target.realize()
     copyto(target, result if result.dtype == target.dtype else _core.astype(result, target.dtype.name))
+    _views.after_update(target)  # an out= that is a view writes its base, as in NumPy
     return target

@@ -8,14 +8,16 @@ cast back to x's dtype, fusing like any op. ``x[key] = value`` writes
 stored values: x and value are realized (one program), and NumPy writes
 value into x's storage through x's own indexing rules (integers, slices,
 masks, index arrays); into x's storage itself when nothing else sees it,
-else into a copy that x then holds.
+else into a copy that x then holds. Either way a view made by indexing
+passes the update to its base, and a base's views see it
+(python/braze/_views.py).
 """
 
 import operator
 
 import numpy as np
 
-from . import _core
+from . import _core, _views
 from ._core import Tensor
 
 _AUGMENTED = {
@@ -51,6 +53,7 @@ def _augmented(name, op):
             self.grad = grad
             return self
         self._rebind(result)
+        _views.after_update(self)
         return self
 
     update.__name__ = name
@@ -65,9 +68,10 @@ def setitem(self, key, value):
     if _core.is_grad_enabled() and (self.requires_grad or getattr(value, "requires_grad", False)):
         raise ValueError("setitem: writing into stored values is not recorded, so no gradient would see it; "
                          "build the new value with bz.where, or write under bz.no_grad() (docs/autodiff.md)")
-    if self._views_stored_values():
-        raise TypeError("setitem: this tensor is a view of another one (as a[i] in a[i][j] = v); braze's views are "
-                        "read-only: index once (a[i, j] = v), or take a copy first (x = x.copy())")
+    if self._views_stored_values() and not _views.tracked(self):
+        raise TypeError("setitem: this tensor is a view of another one made by reshape, transpose or another "
+                        "movement function, and such views are read-only in braze (views made by indexing, as "
+                        "a[1:] or a[i], write through): write into the base, or take a copy first (x = x.copy())")
     from . import realize
     pending = [t for t in (self, value) if isinstance(t, Tensor) and not t.is_realized]
     if pending:
@@ -88,6 +92,7 @@ def setitem(self, key, value):
             from None
     if target is not self:
         self._rebind(target)
+    _views.after_update(self)
 
 
 def _own_copy(t):

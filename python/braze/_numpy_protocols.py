@@ -311,7 +311,7 @@ def _functions(bz):
         np.astype: lambda x, dtype, /, *, copy=True, device=None: bz.astype(x, dtype),
         np.clip: clip, np.dot: dot, np.sort: sort, np.argsort: argsort, np.cumsum: scan("cumsum"), np.cumprod: scan("cumprod"),
         np.unique: unique,
-        np.pad: bz.pad,
+        np.pad: bz.pad, np.copyto: bz._copyto.numpy_copyto,
         np.searchsorted: lambda a, v, side="left", sorter=None: bz.searchsorted(a, v, side=side, sorter=sorter),
         # Facts about the array, not computations: answered without realizing.
         np.shape: lambda a: tuple(a.shape), np.ndim: lambda a: a.ndim, np.size: lambda a, axis=None: (

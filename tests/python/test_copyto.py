@@ -168,3 +168,25 @@ def test_copyto_into_a_device_tensor(monkeypatch):
         bz.copyto(x + 1.0, a)
     with pytest.raises(ValueError, match="copyto: src is float64"):
         bz.copyto(x, np.zeros((3, 4)))
+
+
+def test_numpy_copyto_on_tensors_follows_numpy():
+    # np.copyto through __array_function__: same_kind casting, where=, and a
+    # NumPy array as dst taking a tensor's values.
+    a = np.zeros((2, 3), np.float32)
+    t = bz.asarray(a.copy())
+    src = np.arange(6, dtype=np.int64).reshape(2, 3)
+    mask = src % 2 == 0
+    np.copyto(a, src, where=mask)
+    np.copyto(t, bz.asarray(src), where=bz.asarray(mask))
+    np.testing.assert_array_equal(t.numpy(), a)
+    np.copyto(a, 2.5)
+    np.copyto(t, 2.5)
+    np.testing.assert_array_equal(t.numpy(), a)
+    with pytest.raises(TypeError, match="Cannot cast"):
+        np.copyto(np.zeros(3, np.int32), np.ones(3))  # NumPy's own refusal ...
+    with pytest.raises(TypeError, match=r"numpy.copyto: cannot cast from dtype\('float64'\) to dtype\('int32'\)"):
+        np.copyto(bz.asarray(np.zeros(3, np.int32)), bz.asarray(np.ones(3)))  # ... and braze's
+    out = np.zeros(3)
+    np.copyto(out, bz.asarray(np.array([1.0, 2.0, 3.0])))
+    np.testing.assert_array_equal(out, [1, 2, 3])

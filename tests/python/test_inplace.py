@@ -136,8 +136,8 @@ def test_jacobi_iteration_as_written_for_numpy():
 
 def test_setitem_errors_and_braze_keeps_working():
     a = bz.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
-    with pytest.raises(TypeError, match=r"setitem: this tensor is a view of another one \(as a\[i\] in a\[i\]\[j\]"):
-        a[0][1] = 5.0
+    with pytest.raises(TypeError, match=r"setitem: this tensor is a view of another one made by reshape"):
+        a.reshape((3, 2))[0, 1] = 5.0
     with pytest.raises(IndexError, match=r"^setitem: .*out of bounds.*\(tensor of shape \[2, 3\]\)"):
         a[5] = 1.0
     with pytest.raises(ValueError, match=r"^setitem: could not broadcast.*value of shape \[4\]"):
