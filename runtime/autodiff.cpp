@@ -235,6 +235,27 @@ std::vector<std::shared_ptr<TensorNode>> between(std::span<const Tensor> outputs
 std::vector<Tensor> gradients(std::span<const Tensor> outputs, std::span<const Tensor> cotangents,
                               std::span<const Tensor> wrt, bool partial);
 
+// The variables under `todo`: the nodes that require a gradient and whose
+// gradient inputs do not (where gradients start), reached through nodes
+// that require one, not through those `seen` already.
+std::vector<Tensor> variables_under(std::vector<std::shared_ptr<TensorNode>> todo,
+                                    std::unordered_set<const TensorNode*> seen) {
+  std::vector<Tensor> variables;
+  while (!todo.empty()) {
+    std::shared_ptr<TensorNode> n = todo.back();
+    todo.pop_back();
+    if (!seen.insert(n.get()).second) continue;
+    bool start = true;
+    for (const auto& in : gradient_inputs(*n))
+      if (in->requires_grad) {
+        start = false;
+        todo.push_back(in);
+      }
+    if (start) variables.emplace_back(n);
+  }
+  return variables;
+}
+
 // One element of a cotangent, as a 0-d view (a whole sum if it has none):
 // what a recomputation waits for (Note [Checkpoints]).
 Tensor token_of(const Tensor& g) {
@@ -381,18 +402,7 @@ std::vector<Tensor> checkpoint(const CheckpointFn& f, std::vector<Tensor> args, 
   std::vector<std::shared_ptr<TensorNode>> todo;
   for (const Tensor& o : outs)
     if (o.node()->requires_grad) todo.push_back(o.node());
-  while (!todo.empty()) {
-    std::shared_ptr<TensorNode> n = todo.back();
-    todo.pop_back();
-    if (!seen.insert(n.get()).second) continue;
-    bool leaf = true;
-    for (const auto& in : gradient_inputs(*n))
-      if (in->requires_grad) {
-        leaf = false;
-        todo.push_back(in);
-      }
-    if (leaf) call->frontier.emplace_back(n);
-  }
+  for (Tensor& v : variables_under(std::move(todo), std::move(seen))) call->frontier.push_back(std::move(v));
   std::vector<Tensor> marked;
   for (size_t i = 0; i < outs.size(); ++i) {
     if (!outs[i].node()->requires_grad) {
@@ -538,23 +548,7 @@ void backward(const Tensor& output, const std::optional<Tensor>& cotangent, bool
               "; give the gradient of a tensor of more than one element");
   // The variables under the output: nodes that require a gradient and
   // whose inputs do not (where gradients start).
-  std::vector<Tensor> variables;
-  {
-    std::unordered_set<const TensorNode*> seen;
-    std::vector<std::shared_ptr<TensorNode>> todo{output.node()};
-    while (!todo.empty()) {
-      std::shared_ptr<TensorNode> n = todo.back();
-      todo.pop_back();
-      if (!seen.insert(n.get()).second) continue;
-      bool start = true;
-      for (const auto& in : gradient_inputs(*n))
-        if (in->requires_grad) {
-          start = false;
-          todo.push_back(in);
-        }
-      if (start) variables.emplace_back(n);
-    }
-  }
+  std::vector<Tensor> variables = variables_under({output.node()}, {});
   GradModeScope mode(create_graph);
   Tensor c = cotangent ? *cotangent : ones_like(output);
   std::vector<Tensor> gs = vjp(std::span<const Tensor>(&output, 1), std::span<const Tensor>(&c, 1), variables);

@@ -60,9 +60,12 @@ def test_sort_and_fill_change_the_tensor_in_place(x):
     np.testing.assert_array_equal(alias.numpy(), want)
     t.fill(2.5)
     assert (alias.numpy() == 2.5).all() and alias.dtype == x.dtype
-    with pytest.raises(TypeError, match="read-only"):  # a view of stored values, as for x[i][j] = v
-        u = bz.tensor(x)
-        u[0].fill(1.0)
+    u, v = bz.tensor(x), x.copy()
+    u[0].fill(1.0)  # a view made by indexing writes its base, as in NumPy
+    v[0].fill(1.0)
+    np.testing.assert_array_equal(u.numpy(), v)
+    with pytest.raises(TypeError, match="read-only"):  # a view made by reshape does not
+        u.reshape(-1)[:3].fill(1.0)
 
 
 def test_a_method_braze_lacks_says_so(x):
