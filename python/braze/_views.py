@@ -32,38 +32,47 @@ _base_of = {}
 _views_of = {}
 
 
-def _basic(key):
-    """The items of key if it is basic indexing (a view in NumPy), else None."""
-    items = key if isinstance(key, tuple) else (key,)
-    for k in items:
-        if not (k is None or k is Ellipsis or isinstance(k, slice) or
-                (isinstance(k, numbers.Integral) and not isinstance(k, bool))):
-            return None
-    return items
-
-
 def _makes_view(t, key):
-    items = _basic(key)
-    if items is None:
-        return False
-    # Every axis taken by an integer: NumPy gives a scalar, not a view.
-    return not (len(items) == t.ndim and all(isinstance(k, numbers.Integral) for k in items))
+    """Whether t[key] is a view in NumPy: basic indexing (integers, slices,
+    None, ...) that does not take every axis with an integer (a scalar)."""
+    kind = type(key)
+    if kind is slice or key is None or key is Ellipsis:
+        return True
+    items = key if kind is tuple else (key,)
+    integers = 0
+    for k in items:
+        if type(k) is slice or k is None or k is Ellipsis:
+            continue
+        if type(k) is int or (isinstance(k, numbers.Integral) and not isinstance(k, bool)):
+            integers += 1
+        else:
+            return False  # an index array, a mask, a tensor: a copy in NumPy
+    return integers != len(items) or integers != t.ndim
+
+
+# id(weak reference) -> (id(view), id(base)): what to forget when the view goes.
+_ref_ids = {}
+
+
+def _forget(ref):
+    vid, bid = _ref_ids.pop(id(ref))
+    _base_of.pop(vid, None)
+    views = _views_of.get(bid)
+    if views is not None:
+        views.pop(vid, None)
+        if not views:
+            del _views_of[bid]
 
 
 def _track(view, base, key):
     vid, bid = id(view), id(base)
-
-    def forget(_ref):
-        _base_of.pop(vid, None)
-        views = _views_of.get(bid)
-        if views is not None:
-            views.pop(vid, None)
-            if not views:
-                _views_of.pop(bid, None)
-
-    ref = weakref.ref(view, forget)
+    ref = weakref.ref(view, _forget)
+    _ref_ids[id(ref)] = (vid, bid)
     _base_of[vid] = (ref, base, key)
-    _views_of.setdefault(bid, {})[vid] = ref
+    views = _views_of.get(bid)
+    if views is None:
+        views = _views_of[bid] = {}
+    views[vid] = ref
 
 
 def tracked(t):
