@@ -171,17 +171,24 @@ import sys
 sys.path.insert(0, {tests!r})
 import braze as bz
 import test_programs as p
-p.run_min_char_rnn(p._braze)
-p.run_two_layer_net(p._braze)
-p.run_shallow_water(p._braze)
-p.run_heat_equation(p._braze).numpy()
-for t in p.run_shallow_water(p._braze).values():
-    t.numpy()
+result = p.run_{program}(p._braze)
+tensors = [t for t in bz.autodiff.tree_flatten(result)[0] if isinstance(t, bz.Tensor)]
+bz.realize(*tensors)
 print("done")
 """
 
+# The generated code has 16 vector registers under AVX2 (32 with AVX-512),
+# and the CPU generator does not spill yet (jit_cpu/README.md): shallow
+# water's flux kernel holds more live values than 16.
+AVX2 = os.environ.get("BRAZE_CPU_ISA") == "avx2" or "avx512f" not in open("/proc/cpuinfo").read()
+SPILLS_UNDER_AVX2 = pytest.mark.xfail(AVX2, strict=True, reason=(
+    "a fused kernel with more live values than AVX2's 16 vector registers runs on the interpreter: the CPU "
+    "generator does not spill yet"))
 
-def test_programs_take_no_slow_path():
+
+@pytest.mark.parametrize("program", ["min_char_rnn", "two_layer_net",
+                                     pytest.param("shallow_water", marks=SPILLS_UNDER_AVX2), "heat_equation"])
+def test_programs_take_no_slow_path(program):
     """Note [No silent slow paths] (runtime/slow_paths.h): under
     BRAZE_STRICT=1 any work that would fall back to the reference
     interpreter is an error, and nothing is said on stderr. A process of its
@@ -189,7 +196,7 @@ def test_programs_take_no_slow_path():
     env = dict(os.environ, BRAZE_STRICT="1")
     env.pop("BRAZE_BACKEND", None)  # the reference backend asks for the interpreter: nothing to report
     tests = os.path.dirname(os.path.abspath(__file__))
-    p = subprocess.run([sys.executable, "-c", STRICT_RUN.format(tests=tests)], env=env, capture_output=True,
-                       text=True, timeout=300)
+    p = subprocess.run([sys.executable, "-c", STRICT_RUN.format(tests=tests, program=program)], env=env,
+                       capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and p.stdout.strip() == "done", p.stderr
     assert "braze: warning:" not in p.stderr, p.stderr
