@@ -264,9 +264,6 @@ Tensor token_of(const Tensor& g) {
   return index(reshape(g, {-1}), first);
 }
 
-// f's nodes again, on depend(arg, token) for each argument: every node
-// between the outputs and an argument copied, the rest (what f closed
-// over, constants) shared. A realized node is its value.
 // Whether the policy keeps the forward's value of a node of `op`.
 bool saveable(CheckpointPolicy policy, Op op) {
   switch (policy) {
@@ -277,7 +274,10 @@ bool saveable(CheckpointPolicy policy, Op op) {
   return false;
 }
 
-// `copies` starts with the arguments' depend nodes.
+// f's nodes again, on depend(arg, token) for each argument: every node
+// between the outputs and an argument copied, the rest (what f closed
+// over, constants) shared. A realized node is its value. `copies` starts
+// with the arguments' depend nodes.
 std::vector<Tensor> recompute(const Checkpoint& call, std::unordered_map<const TensorNode*, Tensor>& copies) {
   std::unordered_map<const TensorNode*, Tensor> kept;  // nodes that need no copy, by themselves
   std::unordered_set<const TensorNode*> arguments;
@@ -348,10 +348,9 @@ std::vector<Tensor> checkpoint_gradient(const Checkpoint& call, const std::vecto
   }
   for (size_t i = 0; i < cotangents.size(); ++i)
     if (cotangents[i].defined()) outs.push_back(again[i]);
-  // The frontier's arguments are the copy's depend nodes; the variables
-  // f closed over are read by the copy as they are.
   // An argument's gradient comes through its depend node and, where a
-  // kept node reads it directly, through itself.
+  // kept node reads it directly, through itself; the variables f closed
+  // over are read by the copy as they are.
   std::vector<Tensor> wrt;
   std::vector<size_t> frontier_of;
   for (size_t i = 0; i < call.frontier.size(); ++i) {

@@ -17,6 +17,8 @@
 
 namespace braze {
 
+struct CheckpointOutput;  // runtime/autodiff.h
+
 // Note [Lazy tensors]
 // A tensor is a node of a DAG that user code grows op by op: recording an op
 // validates it (shape and dtype errors are thrown here, naming the op) and
@@ -26,8 +28,6 @@ namespace braze {
 // loop that carries a realized tensor from one iteration to the next records
 // the same small graph each time instead of an ever longer one; a loop
 // that never realizes is cut by Note [Lazy depth limit].
-struct CheckpointOutput;  // runtime/autodiff.h
-
 struct TensorNode {
   Op op;
   DType dtype;

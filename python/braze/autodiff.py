@@ -14,8 +14,8 @@ import threading
 from . import _core
 from ._core import Tensor
 
-__all__ = ["grad", "value_and_grad", "vjp", "checkpoint", "stop_gradient", "no_grad", "enable_grad", "is_grad_enabled",
-           "tree_flatten", "tree_unflatten", "tree_map"]
+__all__ = ["grad", "value_and_grad", "vjp", "checkpoint", "stop_gradient", "no_grad", "enable_grad",
+           "is_grad_enabled", "tree_flatten", "tree_unflatten", "tree_map"]
 
 stop_gradient = _core.stop_gradient
 
@@ -208,7 +208,7 @@ _POLICIES = ("nothing_saveable", "dots_saveable", "dots_and_reductions_saveable"
 def checkpoint(f, policy="nothing_saveable"):
     """``f`` whose gradient recomputes it instead of keeping what it
     computed (JAX's ``jax.checkpoint``, PyTorch's ``torch.utils.checkpoint``):
-    the backward runs ``f`` again from its arguments, so the training
+    the backward computes ``f`` again from its arguments, so the training
     step's memory plan keeps the arguments from the forward to the
     backward, not ``f``'s activations (Note [Checkpoints],
     runtime/autodiff.h). ``f`` takes and returns trees of tensors; other
@@ -229,7 +229,7 @@ def checkpoint(f, policy="nothing_saveable"):
     def wrapped(*args, **kwargs):
         leaves, structure = tree_flatten((args, kwargs))
         at = [i for i, leaf in enumerate(leaves) if isinstance(leaf, Tensor)]
-        out_structure = []
+        out_structure = []  # set by the one call of flat
 
         def flat(tensors):
             filled = list(leaves)
