@@ -53,6 +53,7 @@ import numpy as np
 import pytest
 
 import braze as bz
+from conftest import AVX2
 from test_autodiff import ATOL, DIFFERENTIABLE, EPS, RTOL, finite_difference
 
 REFERENCE = os.environ.get("BRAZE_BACKEND") == "reference"
@@ -60,8 +61,6 @@ N_GRAPHS = int(os.environ.get("BRAZE_FUZZ_GRADS", "150"))
 COVERAGE_SEEDS = 150  # test_fuzzer_draws_every_op: the generator's coverage over the default seeds
 # test_random_graphs_and_their_backward_match_the_reference_interpreter
 REFERENCE_GRAPHS = int(os.environ.get("BRAZE_FUZZ_GRADS_REFERENCE", "60"))
-# The code generator's ISA: AVX2 has 16 vector registers, AVX-512 32.
-AVX2 = os.environ.get("BRAZE_CPU_ISA") == "avx2" or "avx512f" not in open("/proc/cpuinfo").read()
 
 MARGIN = 1e-2   # distance kept from every kink, tie and branch boundary (the FD step moves values ~1e-6)
 LIMIT = 20.0    # every value stays within +-LIMIT (finite differences of a loss of moderate size)

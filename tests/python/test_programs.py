@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import braze as bz
+from conftest import AVX2
 from programs import heat_equation, min_char_rnn, picogpt_gpt2, shallow_water, two_layer_net_numpy
 
 
@@ -177,10 +178,8 @@ bz.realize(*tensors)
 print("done")
 """
 
-# The generated code has 16 vector registers under AVX2 (32 with AVX-512),
-# and the CPU generator does not spill yet (jit_cpu/README.md): shallow
-# water's flux kernel holds more live values than 16.
-AVX2 = os.environ.get("BRAZE_CPU_ISA") == "avx2" or "avx512f" not in open("/proc/cpuinfo").read()
+# Shallow water's flux kernel holds more live values than AVX2's 16 vector
+# registers, and the CPU generator does not spill yet (conftest.AVX2).
 SPILLS_UNDER_AVX2 = pytest.mark.xfail(AVX2, strict=True, reason=(
     "a fused kernel with more live values than AVX2's 16 vector registers runs on the interpreter: the CPU "
     "generator does not spill yet"))
