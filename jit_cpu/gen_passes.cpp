@@ -1,5 +1,6 @@
 // One pass over the row: the values it computes, its vector loop, stashed values
 // and the prefetch of the next row.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -49,7 +50,11 @@ void RowKernelGen<Vmm>::loop_pass(Pass pass, bool prefetch_next_row) {
       continue;
     }
     vmovaps(vr(acc), start_value(r));
-    if (s_.body[r].op == Op::Sum) {
+    if (s_.body[r].op == Op::Sum && constants_in_memory_) {  // Note [Spilled values]: the total in r's slot
+      vmovaps(scratch(0), sum_zero(r));
+      vmovups(constant_at(r), scratch(0));
+      pass.total[r] = kInMemory;
+    } else if (s_.body[r].op == Op::Sum) {
       int total = alloc();
       vmovaps(vr(total), sum_zero(r));
       pass.total[r] = total;
@@ -200,7 +205,13 @@ int RowKernelGen<Vmm>::stash_row_bytes() const {
 // One vector of the row at element r8 (the last, partial one if `tail`).
 template <class Vmm>
 void RowKernelGen<Vmm>::pass_body(Pass& pass, bool tail) {
-  std::map<int32_t, int> reg;  // per-element value -> register
+  BodyRegisters body{pass};
+  std::map<int32_t, int>& reg = body.reg;
+  body_ = &body;  // Note [Spilled values]
+  struct Leave {
+    BodyRegisters*& at;
+    ~Leave() { at = nullptr; }
+  } leave{body_};
   // Last use of each value within this body, so registers are reused.
   std::map<int32_t, size_t> last;
   for (size_t i = 0; i < pass.values.size(); ++i)
@@ -208,15 +219,18 @@ void RowKernelGen<Vmm>::pass_body(Pass& pass, bool tail) {
   for (int32_t r : pass.reductions) last[s_.body[r].args[0]] = SIZE_MAX;
   for (size_t k : pass.stores) last[s_.outputs[k].value] = SIZE_MAX;
   std::vector<int> loaded;  // Note [Constants in memory]: freed after each op
-  auto value = [&](int32_t a) { return elem_[a] ? vr(reg.at(a)) : constant(a, loaded); };
+  auto value = [&](int32_t a) { return elem_[a] ? element(a, loaded) : constant(a, loaded); };
 
   for (int32_t v : pass.from_stash) {
-    reg[v] = alloc();
-    vmovups(vr(reg[v]), stash_at(stash_slot_[v]));
+    const int r = alloc();
+    vmovups(vr(r), stash_at(stash_slot_[v]));
+    reg[v] = r;
   }
   for (size_t i = 0; i < pass.values.size(); ++i) {
     int32_t v = pass.values[i];
     const KernelOp& op = s_.body[v];
+    body.at = i;
+    body.pinned = op.args;
     int r = alloc();
     if (op.op == Op::Input && !op.args.empty()) load_masked(op.input, vr(r), value(op.args[0]), tail);
     else if (op.op == Op::Input) load_element(op.input, vr(r), tail);
@@ -230,15 +244,65 @@ void RowKernelGen<Vmm>::pass_body(Pass& pass, bool tail) {
         reg.erase(a);
       }
   }
+  body.at = pass.values.size();
   for (int32_t r : pass.reductions) {
+    body.pinned = {s_.body[r].args[0]};
     accumulate(pass, r, value(s_.body[r].args[0]), tail);
     release_all(loaded);
   }
   for (size_t k : pass.stores) {
+    body.pinned = {s_.outputs[k].value};
     store_element(k, value(s_.outputs[k].value), tail);
     release_all(loaded);
   }
   for (auto [v, r] : reg) release(r);
+}
+
+// Note [Spilled values]
+// A pass body holds each per-element value in a register from the op that
+// computes it to its last reader. When more are live than there are
+// registers (AVX2's 16, less the scratch ones, the row constants and the
+// accumulators: benchpress's shallow water's flux kernel, frexp's float64
+// steps, backward kernels of long chains), the try with constants in
+// memory (Note [Constants in memory]) also spills: alloc() stores the live
+// value whose next reader is farthest (Belady's choice; never one the op
+// being emitted reads) to its stack slot and hands its register over, and
+// each later reader loads it from L1 into a register freed after the op,
+// as a constant in memory is read. A blocked sum's row total (Note
+// [Blocked sums]) waits in the slot of the sum's result too, read and
+// written once a block, so that five float64 sums over one row leave
+// registers for the values that feed them (a backward kernel of the
+// gradient fuzzer's). Stores and loads of the stack are cheap beside the
+// interpreter such a kernel ran on before: benchpress's shallow water on
+// a 1024 x 1024 grid under AVX2 now takes 69 ms for 10 steps, NumPy 831
+// (bench/numpy_programs.py; 63 ms with AVX-512's 32 registers).
+template <class Vmm>
+int RowKernelGen<Vmm>::spill() {
+  BodyRegisters& b = *body_;
+  int32_t victim = -1;
+  size_t farthest = 0;
+  for (const auto& [v, r] : b.reg) {
+    if (std::find(b.pinned.begin(), b.pinned.end(), v) != b.pinned.end()) continue;
+    const size_t use = next_use(v);
+    if (victim < 0 || use > farthest) victim = v, farthest = use;
+  }
+  if (victim < 0) throw OutOfRegisters();
+  const int r = b.reg.at(victim);
+  vmovups(constant_at(victim), vr(r));
+  b.reg.erase(victim);
+  return r;  // still marked used: it changes hands
+}
+
+// The first op at or after the one being emitted that reads v; the
+// reductions and stores after all of them.
+template <class Vmm>
+size_t RowKernelGen<Vmm>::next_use(int32_t v) const {
+  const std::vector<int32_t>& values = body_->pass.values;
+  for (size_t i = body_->at; i < values.size(); ++i) {
+    const std::vector<int32_t>& args = s_.body[values[i]].args;
+    if (std::find(args.begin(), args.end(), v) != args.end()) return i;
+  }
+  return values.size();
 }
 
 template class RowKernelGen<Xbyak::Ymm>;

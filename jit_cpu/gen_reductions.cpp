@@ -152,14 +152,17 @@ void RowKernelGen<Vmm>::flush_sums(Pass& pass) {
   Xbyak::Label skip;
   test(r8, static_cast<int>(kSumBlock - 1));
   jnz(skip, T_NEAR);
-  for (auto [r, total] : pass.total) {
-    add_sum(r, vr(total), vr(total), vr(pass.acc[r]));
+  for (auto [r, reg] : pass.total) {
+    const Vmm total = reg == kInMemory ? scratch(0) : vr(reg);  // Note [Spilled values]
+    if (reg == kInMemory) vmovups(total, constant_at(r));
+    add_sum(r, total, total, vr(pass.acc[r]));
     vmovaps(vr(pass.acc[r]), sum_zero(r));
     if (auto it = pass.spread.find(r); it != pass.spread.end())  // Note [Interleaved accumulators]
       for (int a : it->second) {
-        add_sum(r, vr(total), vr(total), vr(a));
+        add_sum(r, total, total, vr(a));
         vmovaps(vr(a), sum_zero(r));
       }
+    if (reg == kInMemory) vmovups(constant_at(r), total);
   }
   L(skip);
 }
@@ -207,9 +210,11 @@ void RowKernelGen<Vmm>::finish_reduction(Pass& pass, int32_t r) {
     keep_constant(r, acc);
     return;
   }
-  if (pass.total.count(r)) {
-    add_sum(r, vr(acc), vr(acc), vr(pass.total[r]));
-    release(pass.total[r]);
+  if (auto it = pass.total.find(r); it != pass.total.end() && it->second == kInMemory) {
+    add_sum(r, vr(acc), vr(acc), constant_at(r));  // Note [Spilled values]
+  } else if (it != pass.total.end()) {
+    add_sum(r, vr(acc), vr(acc), vr(it->second));
+    release(it->second);
   }
   reduce_lanes(r, vr(acc));
   // A float32 sum or product of a wide kernel, accumulated in float64 as

@@ -39,7 +39,8 @@ struct Unsupported : std::runtime_error {
 };
 
 // Note [Constants in memory]: the registers ran out; compile() tries again
-// with the row constants kept on the stack.
+// with the row constants kept on the stack and per-element values spilled
+// (Note [Spilled values]).
 struct OutOfRegisters : Unsupported {
   OutOfRegisters() : Unsupported("more live values than vector registers") {}
 };
@@ -59,7 +60,9 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   // the scratch ones) can run out. Such a kernel is generated again with
   // every row constant stored to a stack slot of its own once computed,
   // and loaded into a register for each op that reads it: a load from L1
-  // per use, paid only by the kernels that need it.
+  // per use, paid only by the kernels that need it. The same slots hold
+  // the per-element values spilled in that try (Note [Spilled values]):
+  // a value is a row constant or per-element, never both.
   const bool constants_in_memory_;
   static constexpr int kInMemory = -3;  // const_reg_ of a constant in its slot
   // Note [Wide kernels] (lanes.h): whether lanes are 64-bit, and so the
@@ -140,6 +143,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         used_[r] = true;
         return r;
       }
+    if (body_ != nullptr && constants_in_memory_) return spill();  // Note [Spilled values]
     throw OutOfRegisters();
   }
   void release(int r) { used_[r] = false; }
@@ -175,6 +179,14 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     vmovups(vr(loaded.back()), constant_at(v));
     return vr(loaded.back());
   }
+  // A per-element value of the body being emitted: in its register, or
+  // loaded from its slot into one added to `loaded` (Note [Spilled values]).
+  Vmm element(int32_t v, std::vector<int>& loaded) {
+    if (auto it = body_->reg.find(v); it != body_->reg.end()) return vr(it->second);
+    loaded.push_back(alloc());
+    vmovups(vr(loaded.back()), constant_at(v));
+    return vr(loaded.back());
+  }
   void release_all(std::vector<int>& regs) {
     for (int r : regs) release(r);
     regs.clear();
@@ -193,7 +205,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     std::vector<int32_t> reductions; // reduce ops fed in this pass
     std::vector<size_t> stores;      // outputs stored in this pass
     std::map<int32_t, int> acc;      // reduce op -> accumulator register
-    std::map<int32_t, int> total;    // Sum: the row total beside the block accumulator
+    std::map<int32_t, int> total;    // Sum: the row total beside the block accumulator, or kInMemory
     std::map<int32_t, int> index;    // argmax/argmin: each lane's best index
     std::map<int32_t, std::vector<int>> spread;  // Note [Interleaved accumulators]: acc's siblings
   };
@@ -211,6 +223,18 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   Xbyak::Address stash_at(int slot);
   int stash_row_bytes() const;
   void pass_body(Pass& pass, bool tail);
+
+  // Note [Spilled values]: the registers of the pass body being emitted,
+  // so that alloc() can spill in the try with constants in memory.
+  struct BodyRegisters {
+    const Pass& pass;
+    std::map<int32_t, int> reg{};  // per-element value -> its register, while it has one
+    size_t at = 0;               // the op of pass.values being emitted
+    std::vector<int32_t> pinned{};  // the values it reads: never spilled under it
+  };
+  BodyRegisters* body_ = nullptr;
+  int spill();
+  size_t next_use(int32_t v) const;
 
   // --- transposed inputs, V rows at a time: gen_tiles.cpp --------------------
 

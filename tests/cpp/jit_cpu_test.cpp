@@ -534,6 +534,37 @@ TEST(JitCpu, ManyRowConstantsLiveInMemory) {
   EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
 }
 
+// Note [Spilled values]: 40 per-element values (x times another input
+// row), combined in one order and then again in the other, are all live
+// at once: more than AVX-512's 27 registers beside the scratch ones, so
+// the generator spills the farthest read to the stack: along rows, reduced
+// along them, down columns, in float64, with a row tail, and through the
+// tiles of a transposed input.
+TEST(JitCpu, ManyLiveValuesSpill) {
+  auto many = [](const Tensor& x, const Tensor& w) {
+    std::vector<Tensor> v;
+    for (int64_t i = 0; i < 40; ++i) v.push_back(x * index(w, std::vector<Index>{i}));
+    Tensor down = v.back(), up = v.front();
+    for (size_t i = 1; i < v.size(); ++i) {
+      down = down * 0.5 + v[v.size() - 1 - i];
+      up = up * 0.25 - v[i];
+    }
+    return down + up;
+  };
+  for (int64_t n : {1, 7, 37}) {
+    SCOPED_TRACE(n);
+    Tensor x = random_tensor({5, n}, 74), w = random_tensor({40, 5, n}, 75);
+    Tensor y = many(x, w);
+    Checked c = check({y, sum(y, Axes{{-1}}), sum(many(x, w * 2.0), Axes{{0}}),
+                       many(astype(x, DType::Float64), astype(w, DType::Float64))},
+                      1e-5);
+    EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+  }
+  Tensor square = random_tensor({70, 70}, 76), w = random_tensor({40, 70, 70}, 77);  // 70 rows: tiled transposes
+  Checked c = check({many(transpose(square), w)}, 1e-5);
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+}
+
 // The differential fuzzer: every kernel of a random graph generated for
 // each ISA against the spec interpreter, then the whole graph as realize
 // runs it against the reference interpreter.

@@ -153,10 +153,6 @@ def compute_dtype(*dts):
 
 # --- values -----------------------------------------------------------------
 
-# The CPU code generator's vector registers: 16 under AVX2 (BRAZE_CPU_ISA=avx2,
-# or a CPU without AVX-512), 32 with AVX-512; it does not spill yet.
-AVX2 = os.environ.get("BRAZE_CPU_ISA") == "avx2" or "avx512f" not in open("/proc/cpuinfo").read()
-
 FLOAT_SPECIALS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -1.5, 2.5]
 INT_RANGES = {"int8": (-30, 30), "uint8": (0, 40), "int32": (-1000, 1000), "int64": (-1000, 1000)}
 

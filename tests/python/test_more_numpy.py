@@ -203,11 +203,6 @@ def test_element_wise_ones_fuse_into_one_kernel(name):
     bz.reset_stats()
     bz.realize(outs)
     s = bz.stats()
-    if name == "frexp" and os.environ.get("BRAZE_CPU_ISA") == "avx2":
-        # frexp's exact powers of two hold more float64 values at once than
-        # AVX2's 16 registers: the generator refuses the kernel and it runs
-        # on the reference interpreter, with the warning (docs/status.md).
-        pytest.xfail("frexp runs out of AVX2 registers (the CPU generator does not split a kernel yet)")
     assert s["kernels_launched"] == 1 and s["kernels_interpreted"] == 0, s
 
 

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import braze as bz
-from conftest import AVX2
 from programs import heat_equation, min_char_rnn, picogpt_gpt2, shallow_water, two_layer_net_numpy
 
 
@@ -178,15 +177,8 @@ bz.realize(*tensors)
 print("done")
 """
 
-# Shallow water's flux kernel holds more live values than AVX2's 16 vector
-# registers, and the CPU generator does not spill yet (conftest.AVX2).
-SPILLS_UNDER_AVX2 = pytest.mark.xfail(AVX2, strict=True, reason=(
-    "a fused kernel with more live values than AVX2's 16 vector registers runs on the interpreter: the CPU "
-    "generator does not spill yet"))
-
-
 @pytest.mark.parametrize("program", ["min_char_rnn", "two_layer_net",
-                                     pytest.param("shallow_water", marks=SPILLS_UNDER_AVX2), "heat_equation"])
+                                     "shallow_water", "heat_equation"])
 def test_programs_take_no_slow_path(program):
     """Note [No silent slow paths] (runtime/slow_paths.h): under
     BRAZE_STRICT=1 any work that would fall back to the reference
