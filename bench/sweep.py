@@ -207,6 +207,10 @@ NUMPY_FORMULAS = {
     "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
     "relu": lambda x: np.maximum(x, 0),
     "erf": _scipy_erf,
+    # Autodiff's rows (issue 23): their values are x itself, so a NumPy
+    # program's version is a copy, which is what a realize of them makes.
+    "stop_gradient": np.copy,
+    "depend": lambda x, token: np.copy(x),
 }
 
 

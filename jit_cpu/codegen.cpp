@@ -32,6 +32,7 @@ class GeneratedKernel final : public CompiledKernel {
     streaming_stores_ = gen_.streams();
     scratch_floats_ = gen_.stash_floats();
     partial_bytes_ = gen_.partial_bytes();
+    row_grain_ = gen_.row_grain();
   }
   KernelFn fn() const override { return gen_.template getCode<KernelFn>(); }
   const uint8_t* code() const override { return gen_.getCode(); }

@@ -59,6 +59,10 @@ class CompiledKernel {
   int64_t scratch_floats() const { return scratch_floats_; }
   // Note [Split columns]: bytes of one unit-part's partials.
   int64_t partial_bytes() const { return partial_bytes_; }
+  // Rows a thread's share of the launch should be a multiple of: a tile
+  // group's G (Note [Tiled transposes]; a share of fewer rows reads by
+  // gathers), else 1.
+  int64_t row_grain() const { return row_grain_; }
 
  protected:
   explicit CompiledKernel(RowPlan plan) : plan_(std::move(plan)) {}
@@ -66,10 +70,11 @@ class CompiledKernel {
   bool streaming_stores_ = false;
   int64_t scratch_floats_ = 0;
   int64_t partial_bytes_ = 0;
+  int64_t row_grain_ = 1;
 };
 
 // Bump when generated code changes for the same spec: part of the cache key.
-inline constexpr int kCodegenVersion = 16;
+inline constexpr int kCodegenVersion = 17;
 
 // The generated kernel, or null with `why` set when the spec uses what the
 // generator does not emit yet (those specs run on the spec interpreter).

@@ -108,6 +108,10 @@ class RowKernelGen : public Xbyak::CodeGenerator {
     return p_.column_parts > 1 ? static_cast<int64_t>(column_reductions().size()) * stash_row_bytes() : 0;
   }
 
+  // Note [Tiled transposes]: the rows of a group, where tiles are read
+  // (a pair plan's rows are its units).
+  int64_t row_grain() const { return tiles_ > 0 && p_.pair_blocks == 0 ? G : 1; }
+
   // Note [Wide kernels]: a spec with a float64 or int64 input or value,
   // other than the int64 row totals of 32-bit kernels (Note [Integer sums]).
   static bool is_wide(const KernelSpec& spec, const RowPlan& plan);
@@ -248,6 +252,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void tail_row(int a);
   void row_of_group(int a);
   void fill_tiles();
+  void tile_load(DType t, const Xbyak::Xmm& x, const Xbyak::Address& at);
+  void tile_finish(DType t, const Vmm& v);
   void prefetch_pointers(const Xbyak::Address& group);
   void row_prefetch(int a);
   // Note [Tile pairs]: elements from one memory run of an access to the next.

@@ -324,6 +324,29 @@ TEST(JitCpu, RowsReadEveryOtherElement) {
   }
 }
 
+// Note [Narrow tiles]: transposed 8- and 16-bit inputs are widened into
+// the tiles, the rest of their conversion done on the transposed rows, at
+// the group and block edges of TiledTransposesAtEveryGroupAndBlockEdge.
+TEST(JitCpu, NarrowInputsTiledAtEveryGroupAndBlockEdge) {
+  for (int64_t rows : {64, 65, 130}) {
+    for (int64_t cols : {3, 16, 17, 40, 130}) {
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      Tensor base = random_tensor({cols, rows}, 15) * 100.0, x = random_tensor({rows, cols}, 16);
+      for (DType d : {DType::Int8, DType::UInt8, DType::Float16, DType::BFloat16, DType::Bool}) {
+        SCOPED_TRACE(name(d));
+        Tensor a = d == DType::Bool ? base > 0.0 : astype(d == DType::UInt8 ? abs(base) : base, d);
+        Tensor straight = astype(transpose(base), d);
+        realize({a, straight});
+        Tensor t = transpose(a);
+        Checked c = check({astype(t, DType::Float32) + x, eq(t, straight), astype(t, DType::Int32),
+                           where(astype(t, DType::Bool), x, 1.0)},
+                          0);
+        EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+      }
+    }
+  }
+}
+
 TEST(JitCpu, HalfAndBoolInputsAndOutputs) {
   Tensor x = random_tensor({5, 33}, 3);
   for (DType t : {DType::Float16, DType::BFloat16}) {
