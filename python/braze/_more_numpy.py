@@ -1,6 +1,7 @@
 """More NumPy functions NumPy programs call: membership (``isin``),
 removing and inserting along an axis (``delete``, ``insert``), the
-in-place writers (``fill_diagonal``, ``put_along_axis``), ``resize``,
+in-place writers (``fill_diagonal``, ``put_along_axis``, ``put``,
+``putmask``, ``place``), ``resize``,
 ``histogram2d``, the selections ``partition``, ``argpartition`` and
 ``lexsort``, and the ufunc methods ``at``, ``reduceat`` and
 ``accumulate`` (reached from ``__array_ufunc__``).
@@ -59,6 +60,14 @@ def _numpy(op, fn, *args, **kwargs):
         except Exception:
             raise e from None
         raise named from None
+
+
+def _writable(op, a, name="a"):
+    """a, a braze tensor these in-place writers can write (NumPy's own
+    array goes to NumPy), else the TypeError."""
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{op}: writes in place, so {name} must be a braze tensor, not {type(a).__name__}")
+    return a
 
 
 def _exact(x):
@@ -155,8 +164,7 @@ def fill_diagonal(a, val, wrap=False):
     them as a flat assignment repeats it. Written by index assignment."""
     if isinstance(a, np.ndarray):  # bz.fill_diagonal on NumPy's memory
         return _numpy("fill_diagonal", np.fill_diagonal, a, *_values("fill_diagonal", val), wrap)
-    if not isinstance(a, Tensor):
-        raise TypeError(f"fill_diagonal: writes in place, so a must be a braze tensor, not {type(a).__name__}")
+    _writable("fill_diagonal", a)
     if a.ndim < 2:
         raise ValueError("fill_diagonal: array must be at least 2-d")
     if a.ndim == 2:
@@ -184,8 +192,7 @@ def put_along_axis(arr, indices, values, axis):
     idx = np.asarray(idx)
     if isinstance(arr, np.ndarray):  # NumPy's memory: NumPy writes it
         return _numpy("put_along_axis", np.put_along_axis, arr, idx, v, axis)
-    if not isinstance(arr, Tensor):
-        raise TypeError(f"put_along_axis: writes in place, so arr must be a braze tensor, not {type(arr).__name__}")
+    _writable("put_along_axis", arr, "arr")
     if not np.issubdtype(idx.dtype, np.integer):
         raise IndexError("put_along_axis: `indices` must be an integer array")
     if axis is None:
@@ -203,6 +210,80 @@ def put_along_axis(arr, indices, values, axis):
     key = tuple(idx if d == axis else np.arange(n).reshape([-1 if k == d else 1 for k in range(arr.ndim)])
                 for d, n in enumerate(arr.shape))
     _numpy("put_along_axis", arr.__setitem__, key, v)
+    return None
+
+
+def put(a, ind, v, mode="raise"):
+    """NumPy's put, in place: a.flat[ind] = v, v repeated cyclically over
+    the indices; mode 'raise' (negative indices from the end), 'wrap' or
+    'clip'. One index assignment of the flat positions, so a repeated
+    index keeps the last value, as NumPy's loop does."""
+    if isinstance(a, np.ndarray):
+        return _numpy("put", np.put, a, *_values("put", ind, v), mode=mode)
+    _writable("put", a)
+    idx, vals = (np.ravel(x) for x in _values("put", ind, v))
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"put: clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    if idx.size == 0:
+        return None
+    if not np.issubdtype(idx.dtype, np.integer):
+        idx = _numpy("put", idx.astype, np.intp, casting="safe")
+    if a.size == 0:
+        raise IndexError("put: cannot replace elements of an empty array")
+    if vals.size == 0:
+        return None  # NumPy writes nothing
+    n = a.size
+    if mode == "wrap":
+        idx = idx % n
+    elif mode == "clip":
+        idx = np.clip(idx, 0, n - 1)
+    elif ((idx < -n) | (idx >= n)).any():
+        bad = idx[(idx < -n) | (idx >= n)][0]
+        raise IndexError(f"put: index {bad} is out of bounds for axis 0 with size {n}")
+    a[np.unravel_index(idx % n, a.shape)] = np.resize(vals, idx.size)
+    return None
+
+
+def putmask(a, mask, values):
+    """NumPy's putmask, in place: where mask is set, a takes values'
+    element at the same flat position, values repeated cyclically over a's
+    size: a select of a and the repeated values, written back over a (one
+    kernel with the work of lazy operands)."""
+    if isinstance(a, np.ndarray):
+        return _numpy("putmask", np.putmask, a, *_values("putmask", mask, values))
+    _writable("putmask", a)
+    bz = _bz()
+    mask = _t(mask)
+    if tuple(mask.shape) != tuple(a.shape):
+        raise ValueError(f"putmask: mask and data must be the same size (mask {list(mask.shape)}, "
+                         f"data {list(a.shape)})")
+    vals = _t(values)
+    if vals.size == 0:
+        if a.size != 0:
+            raise ValueError("putmask: values must not be empty")
+        return None
+    vals = vals if tuple(vals.shape) == tuple(a.shape) else resize(vals, a.shape)
+    a[...] = bz.where(_core.astype(mask, "bool"), vals, a)
+    return None
+
+
+def place(arr, mask, vals):
+    """NumPy's place, in place: the k-th set position of mask (in C order)
+    takes vals[k], vals repeated cyclically. Which positions those are
+    depends on mask's values, so mask is realized; the write is one index
+    assignment."""
+    if isinstance(arr, np.ndarray):
+        return _numpy("place", np.place, arr, *_values("place", mask, vals))
+    _writable("place", arr, "arr")
+    m, v = (np.ravel(x) for x in _values("place", mask, vals))
+    if m.size != arr.size:
+        raise ValueError(f"place: mask and data must be the same size (mask {m.size}, data {arr.size})")
+    flat = np.flatnonzero(m)
+    if flat.size == 0:
+        return None
+    if v.size == 0:
+        raise ValueError("place: Cannot insert from an empty array!")
+    arr[np.unravel_index(flat, arr.shape)] = np.resize(v, flat.size)
     return None
 
 
@@ -286,8 +367,7 @@ def at(ufunc, a, indices, b=None):
     op, operands = f"numpy.{ufunc.__name__}.at", () if b is None else (b,)
     if isinstance(a, np.ndarray):
         return _numpy(op, ufunc.at, a, *_values(op, indices, *operands))
-    if not isinstance(a, Tensor):
-        raise TypeError(f"{op}: writes in place, so a must be a braze tensor, not {type(a).__name__}")
+    _writable(op, a)
     x, key, *rest = _values(op, a, indices, *operands)
     result = np.array(x)  # a writable copy
     _numpy(op, ufunc.at, result, key, *rest)
@@ -296,7 +376,7 @@ def at(ufunc, a, indices, b=None):
 
 
 # Functions NumPy's __array_function__ hands to braze (python/braze/_numpy_protocols.py).
-FUNCTIONS = ["isin", "delete", "insert", "fill_diagonal", "put_along_axis", "resize", "histogram2d", "partition",
-             "argpartition", "lexsort"]
+FUNCTIONS = ["isin", "delete", "insert", "fill_diagonal", "put_along_axis", "put", "putmask", "place", "resize",
+             "histogram2d", "partition", "argpartition", "lexsort"]
 UFUNCS = []
 __all__ = FUNCTIONS

@@ -20,7 +20,7 @@ from ._core import Tensor
 
 # Methods whose NumPy function takes the array first and then the method's
 # own arguments, in the method's order.
-_FUNCTIONS = ["argpartition", "argsort", "choose", "cumprod", "cumsum", "diagonal", "dot", "nonzero", "repeat",
+_FUNCTIONS = ["argpartition", "argsort", "choose", "cumprod", "cumsum", "diagonal", "dot", "nonzero", "put", "repeat",
               "searchsorted", "swapaxes", "take", "trace"]
 
 

@@ -771,6 +771,59 @@ def test_put_along_axis_errors():
         np.put_along_axis(t, np.zeros((3, 1), np.int64), 1, None)
 
 
+@pytest.mark.parametrize("dtype", [F32, I32], ids=lambda d: d.name)
+def test_put_putmask_and_place_in_place(dtype):
+    x = values(dtype, (3, 4), seed=35, specials=False)
+    cases = [  # (function, its arguments after the array), each as NumPy runs it on a copy
+        (np.put, ([0, 5, -1, 5], [7, 8])), (np.put, (np.array([[1, 2], [3, 40]]), 6, "wrap")),
+        (np.put, ([-20, 3, 30], [1, 2, 3], "clip")), (np.put, ([], [1])), (np.put, ([2], [])),
+        (np.putmask, (x > x.mean(), np.arange(5, dtype=dtype))), (np.putmask, (x < 0, x[::-1] * 2)),
+        (np.putmask, (np.zeros((3, 4), bool), [1])),
+        (np.place, (x > x.mean(), [9, 8, 7])), (np.place, (np.zeros((3, 4), bool), [])),
+    ]
+    for fn, args in cases:
+        want = x.copy()
+        fn(want, *args)
+        for tensor_args in (args, tuple(bz.tensor(np.asarray(a)) if isinstance(a, (list, np.ndarray)) and
+                                        np.asarray(a).size else a for a in args)):
+            t = bz.tensor(x) + 0  # lazy, as a program's arrays often are
+            alias = t
+            assert fn(t, *tensor_args) is None and alias is t
+            exactly(t, want)
+    t = bz.tensor(x)
+    t.put([0, 1], [5, 6])  # ndarray.put
+    want = x.copy()
+    want.put([0, 1], [5, 6])
+    exactly(t, want)
+    t = bz.tensor(x)
+    bz.reset_stats()
+    bz.putmask(t, bz.tensor(x) > 0, bz.tensor(x) * 0)  # the select and its lazy operands: one kernel
+    assert bz.stats()["kernels_launched"] == (0 if REFERENCE else 1)
+    a = x.copy()  # a NumPy array with a tensor's values: NumPy writes it
+    np.put(a, bz.tensor(np.array([0])), bz.tensor(np.array([3], dtype)))
+    assert a.flat[0] == 3
+
+
+def test_put_putmask_and_place_errors():
+    t = bz.zeros((3, 4))
+    with pytest.raises(IndexError, match="put: index 12 is out of bounds"):
+        np.put(t, [12], 1)
+    with pytest.raises(ValueError, match="put: clipmode"):
+        np.put(t, [1], 1, mode="nope")
+    with pytest.raises(TypeError, match="put: writes in place"):
+        bz.put([1, 2], [0], 1)
+    with pytest.raises(ValueError, match="putmask: mask and data"):
+        np.putmask(t, np.ones(3, bool), 1)
+    with pytest.raises(ValueError, match="putmask: values must not be empty"):
+        np.putmask(t, np.ones((3, 4), bool), [])
+    with pytest.raises(ValueError, match="place: Cannot insert from an empty array"):
+        np.place(t, np.ones((3, 4), bool), [])
+    with pytest.raises(ValueError, match="place: mask and data"):
+        np.place(t, np.ones(5, bool), [1])
+    np.put(t, [1], 2)  # braze keeps working after the errors
+    assert t.numpy()[0, 1] == 2
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("new_shape", [7, (2, 7), (3, 5), 0, (0, 3), (), (1,), (4, 1, 2)])
 def test_resize(layout, new_shape):
