@@ -44,6 +44,10 @@ from ._differences import *  # noqa: F401,F403
 from . import _ufunc_math, _quantiles, _statistics, _grids, _selection, _differences
 from ._more_numpy import *  # noqa: F401,F403 (isin, delete, insert, fill_diagonal, ...)
 from . import _more_numpy
+from ._rearranging import *  # noqa: F401,F403
+from ._math_extras import *  # noqa: F401,F403
+from ._on_host import *  # noqa: F401,F403
+from . import _rearranging, _math_extras, _on_host
 from ._einsum import *  # noqa: F401,F403
 from . import _einsum
 from . import linalg  # noqa: E402 (bz.linalg)

@@ -30,7 +30,7 @@ def _built(bz):
     """The modules of NumPy functions and ufuncs built from braze's ops, each
     with its FUNCTIONS and UFUNCS lists."""
     return (bz._ufunc_math, bz._quantiles, bz._statistics, bz._grids, bz._selection, bz._differences,
-            bz._more_numpy)
+            bz._more_numpy, bz._rearranging, bz._math_extras, bz._on_host)
 
 
 def _ufuncs(bz):
@@ -288,7 +288,15 @@ def _functions(bz):
             result = bz.matmul(a, b)
         return write_out(result, out, "numpy.dot")
 
+    def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+        # NumPy's dtype when none is given: its result type of the endpoints
+        # and a float (float32 endpoints stay float32), not braze's float32.
+        if dtype is None:
+            dtype = np.result_type(*(x.dtype if isinstance(x, bz.Tensor) else x for x in (start, stop)), float(num))
+        return bz.linspace(start, stop, num, endpoint, retstep, dtype, axis, device=device)
+
     table = {
+        np.linspace: linspace,
         np.sum: _reduction(bz, "sum"), np.prod: _reduction(bz, "prod"), np.mean: _reduction(bz, "mean"),
         np.max: _reduction(bz, "max"), np.min: _reduction(bz, "min"), np.amax: _reduction(bz, "max"),
         np.amin: _reduction(bz, "min"), np.std: _reduction(bz, "std"), np.var: _reduction(bz, "var"),
@@ -325,8 +333,7 @@ def _functions(bz):
     for name in bz._array_api.FUNCTIONS:
         if hasattr(np, name):
             table[getattr(np, name)] = getattr(bz, name)
-    for name in ("norm", "det", "inv", "solve", "eigh", "eigvalsh", "slogdet", "matrix_power", "svd", "svdvals", "qr",
-                 "cholesky", "pinv", "matrix_rank", "vector_norm", "matrix_norm"):
+    for name in bz.linalg.NUMPY_FUNCTIONS:
         table[getattr(np.linalg, name)] = getattr(bz.linalg, name)
     for name in bz._gather.__all__:
         table[getattr(np, name)] = getattr(bz, name)

@@ -7,6 +7,7 @@ factorizations and solvers (cholesky, det, eigh, inv, qr, solve, svd, ...)
 are LAPACK's work: they realize their operand and call NumPy's np.linalg
 (OpenBLAS's LAPACK), returning realized tensors, the rule of
 python/braze/_gather.py. They take float32 and float64, as NumPy does.
+``multi_dot`` stays lazy: a chain of matmuls in the order NumPy picks.
 """
 
 import math
@@ -17,6 +18,12 @@ from . import _core
 from ._array_api import _numpy_call, vecdot  # noqa: F401 (vecdot is part of the extension)
 from ._gather import _as_tensor, _host, _realized
 from ._numpy_functions import tensordot  # noqa: F401
+from ._on_host import _on_host
+
+# The np.linalg functions a tensor takes through __array_function__.
+NUMPY_FUNCTIONS = ["norm", "det", "inv", "solve", "eigh", "eigvalsh", "slogdet", "matrix_power", "svd", "svdvals", "qr",
+                   "cholesky", "pinv", "matrix_rank", "vector_norm", "matrix_norm", "lstsq", "multi_dot", "eigvals",
+                   "eig"]
 
 
 def _t(x):
@@ -156,3 +163,81 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if isinstance(axis, int) or (axis is None and x.ndim == 1):
         return vector_norm(x, axis=axis, keepdims=keepdims, ord=2 if ord is None else ord)
     return _lapack("norm", x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+def lstsq(a, b, rcond=None):
+    """NumPy's lstsq: (solution, residuals, rank, singular_values), the
+    arrays as tensors and rank NumPy's integer. Realizes a and b in one
+    program; NumPy's LinAlgError keeps its type."""
+    return _on_host("linalg.lstsq", np.linalg.lstsq, a, b, rcond=rcond)
+
+
+def eigvals(a):
+    """NumPy's eigvals of a general matrix: a real tensor where every
+    eigenvalue is real (NumPy's answer then); complex ones are a TypeError,
+    braze having no complex dtype."""
+    return _on_host("linalg.eigvals", np.linalg.eigvals, a, complex_why="the eigenvalues are complex")
+
+
+def eig(a):
+    """NumPy's eig: EigResult(eigenvalues, eigenvectors) as tensors where
+    the eigenvalues are all real; complex ones are a TypeError."""
+    return _on_host("linalg.eig", np.linalg.eig, a, complex_why="the eigenvalues are complex")
+
+
+def _chain_order(dims):
+    """The split NumPy's multi_dot picks for a chain of matrices whose
+    shapes are dims[i] x dims[i + 1]: split[i][j] = k multiplies
+    (i..k)(k+1..j). Cormen's dynamic program over the multiply-add count,
+    as NumPy's _multi_dot_matrix_chain_order (the first k of least cost)."""
+    n = len(dims) - 1
+    cost = [[0.0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def multi_dot(arrays, *, out=None):
+    """NumPy's multi_dot, lazily: matmuls (library calls, each recorded)
+    in the order NumPy picks, so the result fuses on with what follows. A
+    1-D first array is a row, a 1-D last one a column (a 1-D or 0-d result,
+    as NumPy's); the others must be 2-D. Two arrays are np.dot's."""
+    if out is not None:
+        raise TypeError("linalg.multi_dot: out= is not supported")
+    # A Python list or NumPy array keeps NumPy's dtype (a Python float is float64).
+    ts = [a if isinstance(a, _core.Tensor) else _t(np.asarray(a)) for a in arrays]
+    if len(ts) < 2:
+        raise ValueError("linalg.multi_dot: expecting at least two arrays")
+    if len(ts) == 2:
+        return np.dot(ts[0], ts[1])  # braze's np.dot (__array_function__), any ranks
+    first, last = ts[0].ndim, ts[-1].ndim
+    if first == 1:
+        ts[0] = _core.reshape(ts[0], [1, -1])
+    if last == 1:
+        ts[-1] = _core.reshape(ts[-1], [-1, 1])
+    for t in ts:
+        if t.ndim != 2:
+            raise np.linalg.LinAlgError(f"linalg.multi_dot: {t.ndim}-dimensional array given. Array must be "
+                                        f"two-dimensional")
+    if len(ts) == 3:  # NumPy's closed form for three (ties multiply B and C first)
+        (a0, a1b0), (b1c0, c1) = ts[0].shape, ts[2].shape
+        split = [[0, 0, 0 if a0 * b1c0 * (a1b0 + c1) < a1b0 * c1 * (a0 + b1c0) else 1], [0, 0, 1]]
+    else:
+        split = _chain_order([t.shape[0] for t in ts] + [ts[-1].shape[1]])
+
+    def chain(i, j):
+        if i == j:
+            return ts[i]
+        k = split[i][j]
+        return _core.matmul(chain(i, k), chain(k + 1, j))
+    result = chain(0, len(ts) - 1)
+    if first == 1 and last == 1:
+        return _core.reshape(result, [])
+    return _core.reshape(result, [-1]) if first == 1 or last == 1 else result

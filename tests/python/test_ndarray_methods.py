@@ -68,9 +68,11 @@ def test_sort_and_fill_change_the_tensor_in_place(x):
         u.reshape(-1)[:3].fill(1.0)
 
 
-def test_a_method_braze_lacks_says_so(x):
-    with pytest.raises(TypeError, match="numpy.compress: braze has no equivalent"):
-        bz.tensor(x).compress([True, False, True, False, True], axis=1)
+def test_compress_and_choose_as_methods(x):
+    keep = [True, False, True, False, True]
+    np.testing.assert_array_equal(bz.tensor(x).compress(keep, axis=1).numpy(), x.compress(keep, axis=1))
+    pick = np.array([[0, 1, 1, 0, 1]] * x.shape[0])
+    np.testing.assert_array_equal(bz.tensor(pick).choose([bz.tensor(x), bz.tensor(-x)]).numpy(), pick.choose([x, -x]))
 
 
 def test_numpy_arrays_as_out():

@@ -271,6 +271,10 @@ def test_binary_with_python_scalar(op, dtype, scalar):
         if op["api"] == "power" and kind(dtype) == 1 and args[0] is not t:
             continue  # 2 ** int tensor with negative exponents: see test_integer_power_negative_exponent
         out = result_dtype(op["rule"], np_args[0].dtype, np_args[1].dtype)
+        if op["api"] == "power" and args[0] is t and scalar == 0.5 and is_float(dtype):
+            # Note [Integer powers]: NumPy's x ** 0.5 is sqrt(x) (-0 stays -0, -inf gives NaN)
+            assert_matches(fn(*args), np.sqrt(a.astype(np.float64)).astype(out), out)
+            continue
         assert_matches(fn(*args), expected(op, np_args, out), out)
 
 
@@ -366,11 +370,12 @@ def test_integer_power_negative_exponent(dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.dtype(np.float32), np.dtype(np.float64)], ids=str)
-@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("n", [2, 3, 4, 2.0, 3.0, 4.0])
 def test_small_integer_powers_are_multiplications(dtype, n):
     # Note [Integer powers] (runtime/tensor.cpp): x ** n for a Python int n
-    # of 2 to 4 records square and multiply, no pow, within a few ulp of
-    # NumPy's pow, with the same zeros, infinities, NaN and overflow.
+    # of 2 to 4, or a float of those values, records square and multiply, no
+    # pow, within a few ulp of NumPy's pow, with the same zeros, infinities,
+    # NaN and overflow.
     x = np.array([0.0, -0.0, 1.5, -1.5, 3.0e-15, -7.0, np.inf, -np.inf, np.nan, 1.0e13, -1.0e13, 2.0 ** -70],
                  dtype=dtype)
 
@@ -384,8 +389,24 @@ def test_small_integer_powers_are_multiplications(dtype, n):
         want = x ** n
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
     np.testing.assert_allclose(got, want, rtol=4 * np.finfo(dtype).eps, atol=0)
-    for other in (bz.tensor(x) ** 5, bz.tensor(x) ** -2, bz.tensor(x) ** 3.0, bz.arange(5) ** 3):
+    for other in (bz.tensor(x) ** 5, bz.tensor(x) ** -2, bz.tensor(x) ** 3.5, bz.arange(5) ** 3):
         assert "Pow" in ops(other)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)], ids=str)
+def test_power_one_half_is_a_square_root_as_numpys(dtype):
+    # Note [Integer powers]: x ** 0.5 and np.power(x, 0.5) are sqrt(x), bit
+    # for bit NumPy's x ** 0.5 (a square root there too: -0 stays -0, -inf
+    # gives NaN, where C's pow gives +0 and inf).
+    x = np.array([0.0, -0.0, 2.0, 0.25, 1e-30, 3e38, -1.0, np.inf, -np.inf, np.nan, 7.0], dtype=dtype)
+    x = np.concatenate([x, np.random.default_rng(4).uniform(0, 1000, 200).astype(dtype)])
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = x ** 0.5
+    for y in (bz.tensor(x) ** 0.5, np.power(bz.tensor(x), 0.5)):
+        assert "Pow" not in bz.explain(y, file=io.StringIO())
+        got = y.numpy()
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
 @pytest.mark.parametrize("dtype", [np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)], ids=str)
