@@ -60,6 +60,7 @@ def isneginf(x, out=None):
 
 
 conjugate = _numpy_functions.conjugate  # braze's own (a copy): np.conjugate reaches it through UFUNCS
+degrees, radians = _numpy_functions.rad2deg, _numpy_functions.deg2rad  # NumPy's other names for them
 
 
 def real_if_close(a, tol=100):
@@ -321,6 +322,6 @@ FUNCTIONS = ["isposinf", "isneginf", "nanprod", "nancumsum", "nancumprod", "nanv
              "real_if_close", "i0"]
 # NumPy ufuncs braze builds here (its __array_ufunc__); conjugate is braze's
 # own (python/braze/_numpy_functions.py), listed so np.conjugate reaches it.
-UFUNCS = ["bitwise_count", "matvec", "vecmat", "conjugate"]
+UFUNCS = ["bitwise_count", "matvec", "vecmat", "conjugate", "degrees", "radians"]
 
 __all__ = FUNCTIONS + UFUNCS

@@ -50,6 +50,11 @@ def _partition(self, kth, axis=-1, kind="introselect", order=None):
     self[...] = np.partition(self, kth, axis=axis, kind=kind, order=order)
 
 
+def _round(self, decimals=0, out=None):
+    """ndarray.round: numpy.round of the tensor (decimals as NumPy's)."""
+    return np.round(self, decimals, out)
+
+
 def _fill(self, value):
     """In place, as ndarray.fill: every element becomes ``value``."""
     self[...] = value
@@ -92,6 +97,9 @@ def install():
     Tensor.sort = _sort
     Tensor.partition = _partition
     Tensor.fill = _fill
+    Tensor.round = _round
+    Tensor.__divmod__ = lambda self, other: np.divmod(self, other)
+    Tensor.__rdivmod__ = lambda self, other: np.divmod(other, self)
     Tensor.real = property(_real, doc="the real part (the tensor itself for real dtypes)")
     Tensor.imag = property(_imag, doc="the imaginary part (zeros for real dtypes)")
     Tensor.itemsize = property(lambda self: self.dtype.itemsize, doc="bytes per element")

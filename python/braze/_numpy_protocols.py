@@ -50,6 +50,8 @@ def _ufuncs(bz):
 
 # ufunc.reduce -> the braze reduction that is the same fold.
 _REDUCE = {np.add: "sum", np.multiply: "prod", np.maximum: "max", np.minimum: "min"}
+# logical_and.reduce is all, logical_or.reduce any (bool results, as NumPy's).
+_LOGICAL_REDUCE = {np.logical_and: "all", np.logical_or: "any"}
 # Which ufunc each reduction folds with (for initial=).
 _FOLD = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
 
@@ -132,6 +134,10 @@ def array_ufunc(bz, ufuncs):
             if kwargs:
                 raise _unsupported(f"numpy.{name}.reduce", f" for the keyword(s) {', '.join(kwargs)}")
             result = masked_reduction(bz, _REDUCE[ufunc], bz.asarray(args[0]), axis, keepdims, initial=initial)
+            return write_out(result, out, f"numpy.{name}")
+        if method == "reduce" and ufunc in _LOGICAL_REDUCE and not kwargs.keys() - {"axis", "keepdims"}:
+            result = getattr(bz, _LOGICAL_REDUCE[ufunc])(bz.asarray(args[0]), axis=kwargs.get("axis", 0),
+                                                         keepdims=kwargs.get("keepdims", False))
             return write_out(result, out, f"numpy.{name}")
         if method == "accumulate" and not kwargs.keys() - {"axis"}:  # add, multiply, maximum, ...
             return write_out(bz._more_numpy.accumulate(ufunc, args[0], axis=kwargs.get("axis", 0)), out,
@@ -297,6 +303,8 @@ def _functions(bz):
 
     table = {
         np.linspace: linspace,
+        # dtype questions about tensors: NumPy's answers for their dtypes
+        np.result_type: lambda *xs: np.result_type(*(x.dtype if isinstance(x, bz.Tensor) else x for x in xs)),
         np.sum: _reduction(bz, "sum"), np.prod: _reduction(bz, "prod"), np.mean: _reduction(bz, "mean"),
         np.max: _reduction(bz, "max"), np.min: _reduction(bz, "min"), np.amax: _reduction(bz, "max"),
         np.amin: _reduction(bz, "min"), np.std: _reduction(bz, "std"), np.var: _reduction(bz, "var"),

@@ -5,8 +5,9 @@ They keep the core's positional order (x, axis, keepdims; var and std:
 x, axis, correction, keepdims) and take NumPy's keywords where NumPy has
 them: ``dtype`` on sum, prod, mean, var and std (x is cast to it, the
 reduction runs in it and the result is it, as NumPy accumulates in it),
-``out`` on all (python/braze/_copyto.py's write_out). max and min have no
-``dtype``, as in NumPy.
+``out`` on all (python/braze/_copyto.py's write_out), and ``ddof`` on var
+and std (NumPy's name for the correction: ``x.std(ddof=1)``). max and min
+have no ``dtype``, as in NumPy.
 """
 
 from . import _core
@@ -35,12 +36,20 @@ def mean(x, axis=None, keepdims=False, *, dtype=None, out=None):
     return _reduce(_core.mean, x, dtype, out, axis, keepdims)
 
 
-def var(x, axis=None, correction=0.0, keepdims=False, *, dtype=None, out=None):
-    return _reduce(_core.var, x, dtype, out, axis, correction, keepdims)
+def _correction(correction, ddof, op):
+    if ddof is None:
+        return correction
+    if correction != 0.0:
+        raise ValueError(f"{op}: ddof and correction can't be provided simultaneously.")
+    return ddof
 
 
-def std(x, axis=None, correction=0.0, keepdims=False, *, dtype=None, out=None):
-    return _reduce(_core.std, x, dtype, out, axis, correction, keepdims)
+def var(x, axis=None, correction=0.0, keepdims=False, *, ddof=None, dtype=None, out=None):
+    return _reduce(_core.var, x, dtype, out, axis, _correction(correction, ddof, "var"), keepdims)
+
+
+def std(x, axis=None, correction=0.0, keepdims=False, *, ddof=None, dtype=None, out=None):
+    return _reduce(_core.std, x, dtype, out, axis, _correction(correction, ddof, "std"), keepdims)
 
 
 def max(x, axis=None, keepdims=False, *, out=None):

@@ -95,3 +95,23 @@ def test_numpy_arrays_as_out():
     frozen.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         np.add(frozen, bz.tensor(np.ones(3)), out=frozen)
+
+
+def test_numpy_spellings_of_methods(x):
+    """x.std(ddof=1), x.var(ddof=...), x.round(decimals), divmod(x, n):
+    what NumPy code writes on arrays."""
+    t = bz.tensor(x)
+    np.testing.assert_allclose(t.std(ddof=1).numpy(), x.std(ddof=1), rtol=1e-12)
+    np.testing.assert_allclose(t.var(axis=0, ddof=2).numpy(), x.var(axis=0, ddof=2), rtol=1e-12)
+    np.testing.assert_allclose(bz.std(t, ddof=1).numpy(), np.std(x, ddof=1), rtol=1e-12)
+    with pytest.raises(ValueError, match="ddof and correction"):
+        t.var(correction=1, ddof=1)
+    np.testing.assert_array_equal(t.round(2).numpy(), x.round(2))
+    np.testing.assert_array_equal(t.round().numpy(), x.round())
+    q, r = divmod(t, 0.3)
+    wq, wr = divmod(x, 0.3)
+    np.testing.assert_array_equal(q.numpy(), wq)
+    np.testing.assert_allclose(r.numpy(), wr, rtol=1e-12, atol=1e-15)
+    q, r = divmod(7, bz.tensor(np.array([2, -3, 4])))
+    np.testing.assert_array_equal(q.numpy(), [3, -3, 1])
+    np.testing.assert_array_equal(r.numpy(), [1, -2, 3])

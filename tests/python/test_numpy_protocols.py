@@ -318,3 +318,20 @@ def test_round_to_decimals_is_numpys():
         got = np.round(bz.tensor(i), decimals)
         assert got.dtype == i.dtype
         np.testing.assert_array_equal(got.numpy(), np.round(i, decimals))
+
+
+def test_logical_reductions_dtype_questions_and_other_names():
+    """np.logical_and.reduce / logical_or.reduce are all / any; np.result_type
+    answers for a tensor's dtype; np.degrees and np.radians are rad2deg and
+    deg2rad."""
+    a = RNG.uniform(-1.0, 1.0, (3, 4)).astype(np.float32)
+    t = bz.tensor(a)
+    for got, want in [(np.logical_and.reduce(t > -0.5, axis=1), np.logical_and.reduce(a > -0.5, axis=1)),
+                      (np.logical_or.reduce(t > 0.5), np.logical_or.reduce(a > 0.5)),
+                      (np.logical_or.reduce(t > 0.5, axis=0, keepdims=True),
+                       np.logical_or.reduce(a > 0.5, axis=0, keepdims=True)),
+                      (np.degrees(t), np.degrees(a)), (np.radians(t), np.radians(a))]:
+        assert isinstance(got, bz.Tensor) and got.dtype == want.dtype
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    assert np.result_type(t, 1.0) == np.float32 and np.result_type(t, np.float64) == np.float64
+    assert np.result_type(bz.tensor(np.arange(3)), t) == np.float64
