@@ -353,7 +353,8 @@ void RowKernelGen<Vmm>::row_of_group(int a) {
 // load_element would have made. What is left of the conversion (bfloat16's
 // shift, bool's mask) is done on the transposed rows. Before, such an
 // input took the per-element path, one bounce per lane with a line fetched
-// for each: int8 `x.T + 1` of [4096, 4096] took 181 ms (NumPy 1.1).
+// for each: int8 `x.T + 1` of [4096, 4096] took 128 ms, now 6.6 (NumPy,
+// which writes the result in x's memory order, 1.3).
 //
 // 4 elements of dtype t at `at` into the 32-bit lanes of x.
 template <class Vmm>

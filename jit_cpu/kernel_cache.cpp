@@ -153,7 +153,8 @@ void launch(const CompiledKernel& kernel, const KernelSpec& spec, std::span<cons
     chunks = std::min<int64_t>(grains, 4 * pool.size());
   KernelFn fn = kernel.fn();
   pool.run(chunks, [&](int64_t c) {
-    int64_t begin = std::min(rows, grain * (grains * c / chunks)), end = std::min(rows, grain * (grains * (c + 1) / chunks));
+    const int64_t begin = std::min(rows, grain * (grains * c / chunks));
+    const int64_t end = std::min(rows, grain * (grains * (c + 1) / chunks));
     std::vector<int64_t> index(plan.outer.size());
     for (int64_t d = static_cast<int64_t>(plan.outer.size()) - 1, r = begin; d >= 0; --d) {
       index[d] = r % plan.outer[d];

@@ -365,8 +365,9 @@ class VectorMath {
   // AVX-512 splits x itself: vgetmantps gives m in [1, 2) and vgetexpps
   // e = floor(log2 |x|), both exact for denormals too, so the scaling and
   // the exponent arithmetic go; m >= sqrt(2) is halved (e + 1) under a
-  // k-mask. The same m and e as the AVX2 steps, so the same results bit for
-  // bit, and vfixupimmps sets the special values in one instruction
+  // k-mask. The same m and e as the AVX2 steps, so the same numbers bit for
+  // bit (a NaN may differ in sign), and vfixupimmps sets the special values
+  // in one instruction
   // (log_specials): float32 log of 1M values 706 -> 390 us on one core,
   // NumPy 386.
   void log_reduce(const R& e, const R& z, const R& x, const R& t1, const R& t2) {
