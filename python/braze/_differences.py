@@ -14,10 +14,10 @@ from . import _core
 from ._numpy_functions import _bz, _t
 
 
-def _along(x, axis, start, stop):
-    """x[..., start:stop, ...] on `axis`."""
+def _along(x, axis, start, stop, step=1):
+    """x[..., start:stop:step, ...] on `axis` (a view)."""
     key = [slice(None)] * x.ndim
-    key[axis] = slice(start, stop)
+    key[axis] = slice(start, stop, step)
     return x[tuple(key)]
 
 

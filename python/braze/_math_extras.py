@@ -25,9 +25,9 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 from . import _core, _numpy_functions
 from ._copyto import write_out
 from ._core import Tensor
+from ._differences import _along
 from ._numpy_functions import _bz, _float, _nan_fill, _t
 from ._quantiles import _is_float
-from ._rearranging import _slab
 
 
 # --- tests and element-wise -----------------------------------------------------------------------------
@@ -277,8 +277,8 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
     n = p.shape[axis]
     if n <= 1:
         return _core.astype(p, dtype.name)
-    fixed = _slab(p, axis, 1, n) + bz.cumulative_sum(correction, axis=axis)
-    parts = [_core.astype(_slab(p, axis, 0, 1), dtype.name), _core.astype(fixed, dtype.name)]
+    fixed = _along(p, axis, 1, n) + bz.cumulative_sum(correction, axis=axis)
+    parts = [_core.astype(_along(p, axis, 0, 1), dtype.name), _core.astype(fixed, dtype.name)]
     return bz.concatenate(parts, axis=axis)
 
 

@@ -30,15 +30,9 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 from . import _core, _views
 from ._copyto import write_out
 from ._core import Tensor
+from ._differences import _along
 from ._more_numpy import _numpy, _values
 from ._numpy_functions import _bz, _t
-
-
-def _slab(a, axis, start, stop, step=1):
-    """a[..., start:stop:step, ...] on `axis` (a view)."""
-    key = [slice(None)] * a.ndim
-    key[axis] = slice(start, stop, step)
-    return a[tuple(key)]
 
 
 # --- rotations and axis moves ---------------------------------------------------------------------------
@@ -199,11 +193,11 @@ def _pick(a, idx, axis):
     """a's elements at the increasing host indices idx along axis: strided
     slices of a joined lazily, or bz.take (realizes) for many runs."""
     if len(idx) == 0:
-        return _core.copy(_slab(a, axis, 0, 0))
+        return _core.copy(_along(a, axis, 0, 0))
     runs = _runs(idx)
     if len(runs) > _MAX_RUNS:
         return _bz().take(a, idx, axis=axis)
-    parts = [_slab(a, axis, *r) for r in runs]
+    parts = [_along(a, axis, *r) for r in runs]
     return _core.copy(parts[0]) if len(parts) == 1 else _bz().concatenate(parts, axis=axis)
 
 
