@@ -39,4 +39,16 @@ std::vector<Tensor> held_values(const Walk& w, std::span<const Tensor> roots) {
   return kept;
 }
 
+std::vector<Tensor> with_held_values(std::vector<Tensor> roots) {
+  if (!keep_held_values()) return roots;
+  std::vector<Tensor> lazy;  // what realize() evaluates, with the walk its evaluate() makes
+  for (const Tensor& t : roots)
+    if (!t.is_realized()) lazy.push_back(t);
+  if (lazy.empty()) return roots;
+  Walk w = walk(lazy, {.scalars_as_inputs = true, .elements_as_inputs = true}, /*with_key=*/false);
+  std::vector<Tensor> held = held_values(w, lazy);
+  roots.insert(roots.end(), held.begin(), held.end());
+  return roots;
+}
+
 }  // namespace braze

@@ -109,6 +109,10 @@ Walk walk(std::span<const Tensor> roots, LowerOptions options, bool with_key);
 // takes it returns), and its module turns it on (set_keep_held_values).
 inline constexpr uint32_t kKeepDepth = 16;
 std::vector<Tensor> held_values(const Walk& w, std::span<const Tensor> roots);
+// The roots and the values a realize of them would keep beside them (where
+// keep_held_values()): explain's roots, so that it shows the kernels a
+// realize compiles.
+std::vector<Tensor> with_held_values(std::vector<Tensor> roots);
 bool keep_held_values();
 void set_keep_held_values(bool on);
 Lowered lower(const Walk& w, std::span<const Tensor> roots);

@@ -69,9 +69,10 @@ def setitem(self, key, value):
         raise ValueError("setitem: writing into stored values is not recorded, so no gradient would see it; "
                          "build the new value with bz.where, or write under bz.no_grad() (docs/autodiff.md)")
     if self._views_stored_values() and not _views.tracked(self):
-        raise TypeError("setitem: this tensor is a view of another one made by reshape, transpose or another "
-                        "movement function, and such views are read-only in braze (views made by indexing, as "
-                        "a[1:] or a[i], write through): write into the base, or take a copy first (x = x.copy())")
+        raise TypeError("setitem: braze cannot write through this view of another tensor's values (made by "
+                        "broadcast_to, or by reshape of a view, which NumPy may copy; views made by indexing, "
+                        "transposes, squeeze, expand_dims and reshape of a tensor write through): write into the "
+                        "base, or take a copy first (x = x.copy())")
     from . import realize
     pending = [t for t in (self, value) if isinstance(t, Tensor) and not t.is_realized]
     if pending:

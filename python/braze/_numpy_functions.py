@@ -452,12 +452,13 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise ValueError(f"linspace: number of samples, {num}, must be non-negative")
     if axis != 0 or np.ndim(start) or np.ndim(stop):
         raise TypeError("linspace: only scalar start and stop along axis 0 are supported")
+    start, stop = float(start), float(stop)  # 0-d tensors too: float64, as NumPy's, never integer / integer
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else math.nan
     i = _core._arange(0, num, 1, "float64", None)
-    y = i * step + float(start) if div > 0 else i * 0.0 + float(start)
+    y = i * step + start if div > 0 else i * 0.0 + start
     if endpoint and num > 1:
-        y = _core.where(i == num - 1, float(stop), y)
+        y = _core.where(i == num - 1, stop, y)
     out = _core.astype(y, bz._dtype_name(bz.float32 if dtype is None else dtype))
     out = out if device is None else out.to(device)
     return (out, step) if retstep else out

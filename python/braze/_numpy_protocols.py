@@ -266,15 +266,13 @@ def _functions(bz):
         return call
 
     def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
-        if axis is not None:
-            raise _unsupported("numpy.unique", " with axis")
-        flat = bz.reshape(bz.asarray(ar), [-1])
-        if not (return_index or return_inverse or return_counts):
-            return bz.unique_values(flat)
-        found = bz.unique_all(flat)  # NumPy's order: values, then the ones asked for
-        inverse = bz.reshape(found.inverse_indices, list(bz.asarray(ar).shape))  # NumPy 2: the input's shape
-        asked = [(return_index, found.indices), (return_inverse, inverse), (return_counts, found.counts)]
-        return (found.values, *(part for wanted, part in asked if wanted))
+        # NumPy's own, on the realized values: sorted (the array API's
+        # unique_values need not be, and NumPy 2's is not), rows with axis=,
+        # and the shape depends on the values anyway.
+        r = bz._array_api._numpy_call("unique", np.unique, ar, return_index=return_index,
+                                      return_inverse=return_inverse, return_counts=return_counts, axis=axis,
+                                      equal_nan=equal_nan)
+        return tuple(bz.asarray(part) for part in r) if isinstance(r, tuple) else bz.asarray(r)
 
     def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue, max=np._NoValue, **kw):
         if kw:
@@ -352,6 +350,8 @@ def _functions(bz):
     for module in _built(bz):
         for name in module.FUNCTIONS:
             table[getattr(np, name)] = getattr(bz, name)
+    for name in bz._rearranging.STRIDE_TRICKS:
+        table[getattr(np.lib.stride_tricks, name)] = getattr(bz, name)
     return table
 
 

@@ -2,13 +2,14 @@
 ops: the rotations and axis moves (``rot90``, ``rollaxis``), ``block``,
 ``choose``, ``compress`` and ``extract``, ``ediff1d``, ``trim_zeros``,
 the index helpers ``diag_indices_from``, ``tril_indices_from`` and
-``triu_indices_from``, ``apply_along_axis``, ``apply_over_axes`` and the
+``triu_indices_from``, ``sliding_window_view``, ``apply_along_axis``, ``apply_over_axes`` and the
 aliasing tests ``may_share_memory`` and ``shares_memory``
 (python/braze/_math_extras.py has the element-wise and nan- ones).
 
-Lazy: rot90 and rollaxis are views (flips and transposes); block, ediff1d
-and the picks of compress/extract join up to 8 parts lazily (Note [Lazy
-concatenation]); choose is a chain of where.
+Lazy: rot90 and rollaxis are views (flips and transposes); block,
+ediff1d, the picks of compress/extract and sliding_window_view's windows
+join up to 8 parts lazily (Note [Lazy concatenation]); choose is a chain
+of where.
 
 Realizing, where the values decide a shape or an error
 (python/braze/_gather.py's rule): compress, extract and trim_zeros
@@ -365,10 +366,9 @@ def _root(t):
     """The tensor t is a write-through view of (python/braze/_views.py),
     followed to the first base, and the keys from it to t."""
     keys = []
-    while _views.tracked(t):
-        _, base, key = _views._base_of[id(t)]
+    while (link := _views.base_of(t)) is not None:
+        t, key = link
         keys.append(key)
-        t = base
     return t, keys[::-1]
 
 
@@ -387,7 +387,7 @@ def _layout(root):
 
 def _viewed(x, keys):
     for key in keys:
-        x = x[key]
+        x = _views.numpy_view(x, key)
     return x
 
 
@@ -427,10 +427,48 @@ def shares_memory(a, b, max_work=None):
                     np.shares_memory(x, y, max_work=w))
 
 
+# --- sliding windows --------------------------------------------------------------------------------------
+
+
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    """NumPy's sliding_window_view: for each windowed axis, its windows
+    stacked along a new last axis (window offset j is the slice
+    [j : j + n - w + 1]), so a window of w is w lazy slices joined (Note
+    [Lazy concatenation]: up to 8 lazily, more realize). A copy, not a
+    view: NumPy's is read-only, so no program can tell."""
+    bz = _bz()
+    x = _t(x)
+    shape = tuple(window_shape) if np.iterable(window_shape) else (window_shape,)
+    if axis is None:
+        if len(shape) != x.ndim:
+            raise ValueError(f"sliding_window_view: since axis is None, window_shape {shape} must have as many "
+                             f"entries as the input has dimensions ({x.ndim})")
+        axes = tuple(range(x.ndim))
+    else:
+        axes = normalize_axis_tuple(axis, x.ndim, "sliding_window_view", allow_duplicate=True)
+        if len(shape) != len(axes):
+            raise ValueError(f"sliding_window_view: window_shape {shape} and axis {axis} must have the same length")
+    if builtins.any(w < 0 for w in shape):
+        raise ValueError("sliding_window_view: `window_shape` cannot contain negative values")
+    out = x
+    for ax, w in zip(axes, shape):
+        n = out.shape[ax]
+        if w > n:
+            raise ValueError(f"sliding_window_view: window shape {shape} cannot be larger than the input's "
+                             f"shape {list(x.shape)} along axis {ax}")
+        lead = (slice(None),) * ax
+        if w == 0:
+            out = bz.zeros((*out.shape[:ax], n + 1, *out.shape[ax + 1:], 0), dtype=out.dtype)
+            continue
+        out = bz.stack([out[(*lead, slice(j, j + n - w + 1))] for j in range(w)], axis=-1)
+    return out
+
+
 # Functions NumPy's __array_function__ hands to braze (python/braze/_numpy_protocols.py).
 FUNCTIONS = ["rot90", "rollaxis", "block", "choose", "compress", "extract", "ediff1d", "trim_zeros",
              "diag_indices_from", "tril_indices_from", "triu_indices_from", "apply_along_axis", "apply_over_axes",
              "may_share_memory", "shares_memory"]
 UFUNCS = []
+STRIDE_TRICKS = ["sliding_window_view"]  # numpy.lib.stride_tricks'
 
-__all__ = FUNCTIONS + UFUNCS
+__all__ = FUNCTIONS + UFUNCS + STRIDE_TRICKS

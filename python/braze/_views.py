@@ -13,23 +13,45 @@ reaches the first base), and when a base gets a new value, each of its
 live views is made again from it (``base[key]``, a lazy view), and theirs
 in turn. So every name sees what NumPy would show.
 
-Only basic indexing makes views here, as in NumPy (integers, slices,
-``None``, ``...``); an index array or a mask gives a copy, and indexing
-every axis with an integer gives a scalar in NumPy, which writes to
-nothing. Views made by ``reshape``, ``transpose`` and the other movement
-functions stay read-only (a write raises, naming the way around it).
+Basic indexing makes views (integers, slices, ``None``, ``...``), as in
+NumPy; an index array or a mask gives a copy, and indexing every axis with
+an integer gives a scalar in NumPy, which writes to nothing. So do the
+movement functions NumPy makes views with: transposes (``.T``, ``.mT``,
+``transpose``, ``permute_dims``, ``swapaxes``, ``moveaxis``, ...),
+``squeeze``, ``expand_dims``, and ``reshape``/``ravel`` of a tensor that is
+not itself a view (NumPy's reshape of a strided view may copy; braze's
+such views stay read-only, and a write raises, naming the way around it).
+A view made by a movement function writes back through the positions it
+reads: the same function applied to the base's flat indices.
+``flatten`` copies, as NumPy's; ``broadcast_to`` and ``diagonal`` are
+read-only views in NumPy too.
 """
 
 import numbers
 import weakref
 
+import numpy as np
+
+from . import _core
 from ._core import Tensor
 
-# id(view) -> (weak reference to the view, its base, the key that made it).
-# The view holds its base, as a NumPy view holds ``.base``.
+# Note [Views hold realized bases]
+# id(view) -> (weak reference to the view, a call that gives its base, how
+# it was made: the key of basic indexing, or a _Movement). A view holds a
+# realized base, as a NumPy view holds ``.base``, so that a write through
+# it reaches the base's other views even once no name is bound to the
+# base; and a base that is itself a view (``a.T[1:]``), which is lazy but
+# never stored. A lazy base that is a computed value it does not hold: a lazy value something holds is
+# stored beside what a realize computes (Note [Held values are kept] in
+# runtime/lower.h), and ``(x @ w).reshape(b, t, h, d)`` must not keep the
+# product as a result, which would take the epilogue out of the library
+# call. Once such a base is gone the view is a tensor of its own, and a
+# sibling view no longer sees its writes (NumPy's would).
 _base_of = {}
 # id(base) -> {id(view): weak reference}: the base's live views.
 _views_of = {}
+# id(weak reference to a lazy base) -> id(base): what to forget when it goes.
+_base_ids = {}
 
 
 def _makes_view(t, key):
@@ -64,29 +86,53 @@ def _forget(ref):
             del _views_of[bid]
 
 
+def _base_gone(ref):
+    _views_of.pop(_base_ids.pop(id(ref)), None)
+
+
 def _track(view, base, key):
     vid, bid = id(view), id(base)
+    if vid in _base_of:
+        return  # a movement function made of another (swapaxes of permute_dims): the inner one tracked it
     ref = weakref.ref(view, _forget)
     _ref_ids[id(ref)] = (vid, bid)
-    _base_of[vid] = (ref, base, key)
+    if base.is_realized or bid in _base_of:  # stored values, or a view (never kept)
+        base_ref = (lambda: base)
+    else:
+        base_ref = weakref.ref(base, _base_gone)
+        _base_ids[id(base_ref)] = bid
+    _base_of[vid] = (ref, base_ref, key)
     views = _views_of.get(bid)
     if views is None:
         views = _views_of[bid] = {}
     views[vid] = ref
 
 
+def base_of(t):
+    """(base, key) of a view that writes through to a live base, else None."""
+    link = _base_of.get(id(t))
+    if link is None:
+        return None
+    base = link[1]()
+    return None if base is None else (base, link[2])
+
+
 def tracked(t):
     """Whether t is a view that writes through to its base."""
-    return id(t) in _base_of
+    return base_of(t) is not None
 
 
 def after_update(t):
     """t has a new value (an in-place update): a view passes it to its
     base, whose update makes its views again; a base makes its views again."""
-    link = _base_of.get(id(t))
+    link = base_of(t)
     if link is not None:
-        _, base, key = link
-        base[key] = t  # the base's own update, which then makes t (and its siblings) again
+        base, key = link
+        # The base's own update, which then makes t (and its siblings) again.
+        if isinstance(key, _Movement):
+            key.write_back(base, t)
+        else:
+            base[key] = t
         return
     _remake_views(t)
 
@@ -96,7 +142,8 @@ def _remake_views(base):
         view = ref()
         if view is None:
             continue
-        view._rebind(_plain_getitem(base, _base_of[vid][2]))
+        key = _base_of[vid][2]
+        view._rebind(key.make(base) if isinstance(key, _Movement) else _plain_getitem(base, key))
         _remake_views(view)
 
 
@@ -110,7 +157,71 @@ def _getitem(self, key):
     return result
 
 
+class _Movement:
+    """How a movement view was made: fn(base, *args) in braze (fn
+    unwrapped), and the same call on a NumPy array."""
+
+    def __init__(self, fn, on_numpy, args, kwargs):
+        self.fn, self.on_numpy, self.args, self.kwargs = fn, on_numpy, args, kwargs
+
+    def make(self, base):
+        return self.fn(base, *self.args, **self.kwargs)
+
+    def numpy(self, array):
+        return self.on_numpy(array, *self.args, **self.kwargs)
+
+    def write_back(self, base, view):
+        """base's elements that `view` reads take its values: the positions
+        are this movement applied to base's flat indices."""
+        if base.ndim == 0:
+            base[...] = _core.reshape(view, [])
+            return
+        positions = self.numpy(np.arange(base.size, dtype=np.int64).reshape(base.shape)).reshape(-1)
+        base[np.unravel_index(positions, base.shape)] = _core.reshape(view, [-1])
+
+
+def numpy_view(array, key):
+    """The view the key of a tracked view makes of a NumPy array of its
+    base's shape (python/braze/_rearranging.py's overlap tests)."""
+    return key.numpy(array) if isinstance(key, _Movement) else array[key]
+
+
+# Movement functions whose results are views in NumPy, by where they live,
+# each with NumPy's spelling of the same call. Python's composites
+# (swapaxes, moveaxis, ravel, rot90, ...) call _core's functions by
+# attribute, so wrapping those covers them too.
+_CORE_FUNCTIONS = ("transpose", "permute_dims", "matrix_transpose", "squeeze", "expand_dims", "reshape")
+_METHODS = ("transpose", "squeeze", "reshape")
+_PROPERTIES = ("T", "mT")
+
+
+def _tracking(fn, on_numpy):
+    reshapes = fn.__name__ == "reshape"
+
+    def movement(x, *args, **kwargs):
+        result = fn(x, *args, **kwargs)
+        # NumPy's reshape of a strided view may be a copy: only that of a
+        # tensor that is not a view is certainly a view.
+        if isinstance(x, Tensor) and result is not x and isinstance(result, Tensor) and \
+                not (reshapes and id(x) in _base_of):
+            _track(result, x, _Movement(fn, on_numpy, args, kwargs))
+        return result
+
+    movement.__name__, movement.__doc__ = fn.__name__, fn.__doc__
+    return movement
+
+
 def install():
     global _plain_getitem
     _plain_getitem = Tensor.__getitem__
     Tensor.__getitem__ = _getitem
+    for name in _CORE_FUNCTIONS:
+        setattr(_core, name, _tracking(getattr(_core, name), getattr(np, name)))
+    for name in _METHODS:
+        setattr(Tensor, name, _tracking(getattr(Tensor, name),
+                                        lambda a, *args, name=name, **kw: getattr(a, name)(*args, **kw)))
+    for name in _PROPERTIES:
+        setattr(Tensor, name, property(_tracking(getattr(Tensor, name).fget, lambda a, name=name: getattr(a, name))))
+    # NumPy's flatten always copies (ravel is the view).
+    flatten = Tensor.flatten
+    Tensor.flatten = lambda self, order="C": _core.copy(flatten(self))

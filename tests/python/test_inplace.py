@@ -136,8 +136,8 @@ def test_jacobi_iteration_as_written_for_numpy():
 
 def test_setitem_errors_and_braze_keeps_working():
     a = bz.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
-    with pytest.raises(TypeError, match=r"setitem: this tensor is a view of another one made by reshape"):
-        a.reshape((3, 2))[0, 1] = 5.0
+    with pytest.raises(TypeError, match=r"setitem: braze cannot write through this view"):
+        a[:, ::2].reshape((4,))[1] = 5.0  # reshape of a strided view: NumPy may copy, braze does not guess
     with pytest.raises(IndexError, match=r"^setitem: .*out of bounds.*\(tensor of shape \[2, 3\]\)"):
         a[5] = 1.0
     with pytest.raises(ValueError, match=r"^setitem: could not broadcast.*value of shape \[4\]"):
@@ -159,6 +159,6 @@ def test_setitem_on_a_view_nothing_else_sees_is_allowed():
     x[0, 1] = 9.0
     np.testing.assert_array_equal(x.numpy(), [[1, 9], [3, 4]])
     base = bz.asarray([1.0, 2.0, 3.0, 4.0])
-    v = base.reshape((2, 2))
-    with pytest.raises(TypeError, match="setitem: this tensor is a view of another one"):
-        v[0, 1] = 9.0
+    v = base[::2].reshape((2, 1))
+    with pytest.raises(TypeError, match="setitem: braze cannot write through this view"):
+        v[0, 0] = 9.0

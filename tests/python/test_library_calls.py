@@ -261,8 +261,9 @@ def test_a_head_view_of_a_shared_product_still_fuses_into_its_readers():
     # The product is read twice, so no epilogue: views sink to the leaves as
     # for any kernel, and each head-view add is one kernel reading the call.
     x, w, b = rand((2, 8, 16), 48), rand((16, 16), 49), rand((16,), 50)
-    p = bz.tensor(x) @ bz.tensor(w)
-    y, z = heads(p + bz.tensor(b), 2), p * 2.0
+    def both(p):  # p is no variable of the caller's (Note [Held values are kept])
+        return heads(p + bz.tensor(b), 2), p * 2.0
+    y, z = both(bz.tensor(x) @ bz.tensor(w))
     text = bz.explain(y, z)
     assert text.startswith("3 step(s): 2 fused kernel(s), 1 library call(s)"), text
     p64 = x.astype(np.float64) @ w
@@ -279,7 +280,7 @@ def test_conv_bias_relu_fuse_and_the_residual_follows():
     X = bz.tensor(x)
     y = bz.relu(bz.conv2d(X, bz.tensor(w), bz.tensor(b), padding=1))
     assert bz.explain(y).startswith("1 step(s): 0 fused kernel(s), 1 library call(s)"), bz.explain(y)
-    z = y + X
+    z = bz.relu(bz.conv2d(X, bz.tensor(w), bz.tensor(b), padding=1)) + X  # y, held, would be kept: a result
     text = bz.explain(z)
     assert text.startswith("2 step(s): 1 fused kernel(s), 1 library call(s)"), text
     assert "its other post-ops ran on a slow path" in text, text
@@ -290,12 +291,14 @@ def test_conv_bias_relu_fuse_and_the_residual_follows():
 
 def test_unfused_edges_say_why():
     x, w = rand((8, 8), 18), rand((8, 8), 19)
-    h = bz.tensor(x) @ bz.tensor(w)
-    y = bz.exp(h)
+    X, W = bz.tensor(x), bz.tensor(w)
+    y = bz.exp(X @ W)
     text = bz.explain(y)
     assert "Exp is not a post-op the library applies" in text, text
-    z = bz.relu(h) + bz.sum(h)  # h read twice: the library must write it
+    z = (lambda h: bz.relu(h) + bz.sum(h))(X @ W)  # h read twice: the library must write it
     assert "the value is read by 2 ops" in bz.explain(z)
+    h = X @ W  # held: realize keeps it (Note [Held values are kept]), and explain says so
+    assert "the value is also a result, so the library writes it" in bz.explain(bz.exp(h))
     np.testing.assert_allclose(y.numpy(), np.exp(x.astype(np.float64) @ w), rtol=1e-4)
 
 

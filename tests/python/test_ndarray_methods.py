@@ -64,8 +64,11 @@ def test_sort_and_fill_change_the_tensor_in_place(x):
     u[0].fill(1.0)  # a view made by indexing writes its base, as in NumPy
     v[0].fill(1.0)
     np.testing.assert_array_equal(u.numpy(), v)
-    with pytest.raises(TypeError, match="read-only"):  # a view made by reshape does not
-        u.reshape(-1)[:3].fill(1.0)
+    u.reshape(-1)[:3].fill(3.0)  # and one made by reshape of a tensor
+    v.reshape(-1)[:3].fill(3.0)
+    np.testing.assert_array_equal(u.numpy(), v)
+    with pytest.raises(TypeError, match="cannot write through"):  # not one of a strided view (NumPy may copy)
+        u[:, ::2].reshape(-1)[:3].fill(1.0)
 
 
 def test_compress_and_choose_as_methods(x):

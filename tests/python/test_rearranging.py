@@ -4,7 +4,7 @@ rollaxis, block, choose, compress, extract, ediff1d, trim_zeros, isposinf,
 isneginf, the nan- reductions and scans (nanprod, nanvar, nanstd,
 nancumsum, nancumprod), unwrap, i0, bitwise_count, matvec, vecmat,
 conjugate, real_if_close, the *_indices_from helpers, apply_along_axis,
-apply_over_axes, may_share_memory and shares_memory. Each by bz.name and
+apply_over_axes, may_share_memory and shares_memory, sliding_window_view. Each by bz.name and
 through NumPy's protocols, over float32/float64 (and integers where NumPy
 takes them), NaN, +-Inf and -0.0, empty and 0-d inputs, transposed and
 sliced layouts, NumPy's error types; laziness where the module promises it."""
@@ -741,6 +741,21 @@ def test_memory_sharing_of_views_matches_numpy(name):
     assert not base.is_realized  # never realizes
 
 
+MOVES = [lambda x: x.T, lambda x: x.reshape(4, 3), lambda x: np.swapaxes(x, 0, 1)[::2], lambda x: x.ravel()[3:7],
+         lambda x: np.expand_dims(x, 1)[1:, 0], lambda x: np.rot90(x)[0]]
+
+
+@pytest.mark.parametrize("name", ["may_share_memory", "shares_memory"])
+def test_memory_sharing_of_movement_views_matches_numpy(name):
+    a = np.arange(12.0).reshape(3, 4)
+    base = lazy(a)
+    views = [(m(a), m(base)) for m in MOVES] + [(a[k], base[k]) for k in KEYS[:5]]
+    for v1, w1 in views:
+        for v2, w2 in views:
+            assert getattr(np, name)(w1, w2) == getattr(np, name)(v1, v2)
+    assert not base.is_realized
+
+
 @pytest.mark.parametrize("name", ["may_share_memory", "shares_memory"])
 def test_memory_sharing_of_distinct_tensors(name):
     fn = getattr(np, name)
@@ -753,3 +768,39 @@ def test_memory_sharing_of_distinct_tensors(name):
     assert not fn(x, np.arange(6.0)) and not fn(y, np.arange(6.0)) and not fn(x, [1.0, 2.0])
     assert getattr(bz, name)(host, host[1:]) == getattr(np, name)(host, host[1:])
     assert not fn(bz.tensor(np.zeros(0)), bz.tensor(np.zeros(0)))
+
+
+# --- sliding_window_view ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [I64], ids=lambda d: d.name)
+@pytest.mark.parametrize("window,axis", [((3, 3), None), ((2,), 1), (3, 0), ((2, 2), (1, 0)), ((0,), 1),
+                                         ((2, 3), (1, 1)), ((5, 6), None), (1, -1)])
+def test_sliding_window_view_matches_numpy(window, axis, dtype):
+    x = values(dtype, (5, 6), seed=3)
+    want = np.lib.stride_tricks.sliding_window_view(x, window, axis)
+    for layout in ("contiguous", "transposed", "sliced_reversed"):
+        same(np.lib.stride_tricks.sliding_window_view(make_layout(layout, x), window, axis), want)
+    same(bz.sliding_window_view(lazy(x), window, axis), want)
+
+
+def test_sliding_window_view_is_lazy_a_kernel_per_windowed_axis():
+    x = np.arange(64.0).reshape(8, 8)
+    pooled = np.lib.stride_tricks.sliding_window_view(bz.tensor(x), (3, 3))[::2, ::2].sum(axis=(-2, -1))
+    assert not pooled.is_realized
+    before = bz.stats()["kernels_launched"]
+    same(pooled, np.lib.stride_tricks.sliding_window_view(x, (3, 3))[::2, ::2].sum(axis=(-2, -1)))
+    if not REFERENCE:  # each axis's windows, then the sum of every other one: each reads the last by a view
+        assert bz.stats()["kernels_launched"] - before == 3
+
+
+def test_sliding_window_view_errors():
+    t = bz.tensor(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="sliding_window_view: window shape .* cannot be larger"):
+        np.lib.stride_tricks.sliding_window_view(t, (4, 2))
+    with pytest.raises(ValueError, match="must have as many entries"):
+        np.lib.stride_tricks.sliding_window_view(t, 2)
+    with pytest.raises(ValueError, match="negative"):
+        np.lib.stride_tricks.sliding_window_view(t, (-1,), axis=0)
+    with pytest.raises(np.exceptions.AxisError):
+        np.lib.stride_tricks.sliding_window_view(t, (2,), axis=2)

@@ -1,5 +1,5 @@
-"""Views made by basic indexing write through to their base, as NumPy's
-(python/braze/_views.py): each case runs on a NumPy array and on a braze
+"""Views made by basic indexing and by the movement functions NumPy makes
+views with write through to their base, as NumPy's (python/braze/_views.py): each case runs on a NumPy array and on a braze
 tensor of the same values and compares the base and every view."""
 
 import gc
@@ -90,9 +90,72 @@ def a_loop_of_updates(a, xp):
     return [row, col]
 
 
+def transposes(a, xp):
+    t = a.T
+    t[0] = -1
+    t[1:3, 2] += 10
+    m = xp.moveaxis(a, 0, 1)
+    m[-1, ::2] = 5
+    s = xp.swapaxes(a, 0, 1)
+    s *= 2
+    return [t, m, s, xp.transpose(a)]
+
+
+def transpose_functions_and_methods(a, xp):
+    p = xp.permute_dims(a[None], (2, 0, 1))
+    p[1, 0, 2] = 77
+    t = a.transpose(1, 0)
+    t[:, 1] = 3
+    xp.transpose(a)[2, 2] = -5
+    r = xp.rot90(a)
+    r[0, 0] = 8
+    return [p, t, r]
+
+
+def reshape_and_ravel(a, xp):
+    r = a.reshape(2, 10)
+    r[1, ::3] = -2
+    v = xp.ravel(a)
+    v[:4] = 11
+    f = a.ravel()
+    f[[5, 6]] += 1
+    return [r, v, f, a.reshape(-1)]
+
+
+def the_fill_diagonal_trick(a, xp):
+    a.ravel()[:: a.shape[1] + 1] = 0
+    return []
+
+
+def squeeze_expand_and_views_of_them(a, xp):
+    e = xp.expand_dims(a, 1)
+    e[2, 0, 1] = 40
+    s = e.squeeze(1)
+    s[0, 0] = 41
+    tt = a.T[1:3].T
+    tt[3] = 42
+    return [e, s, tt]
+
+
+def a_base_update_reaches_movement_views(a, xp):
+    t = a.T
+    r = a.reshape(5, 4)
+    a[0] = 1
+    a += 2
+    return [t, r]
+
+
+def flatten_copies(a, xp):
+    f = a.flatten()
+    f[0] = 1000  # a copy in NumPy: a unchanged
+    return [f]
+
+
 CASES = [through_a_view_siblings_see_it, chained_indexing, augmented_on_a_view, a_view_of_a_view,
          the_base_written_views_see_it, out_is_a_view, a_scalar_index_writes_nothing, ellipsis_and_new_axes,
-         negative_steps, fancy_indexing_copies, a_loop_of_updates]
+         negative_steps, fancy_indexing_copies, a_loop_of_updates, transposes, transpose_functions_and_methods,
+         reshape_and_ravel, the_fill_diagonal_trick, squeeze_expand_and_views_of_them,
+         a_base_update_reaches_movement_views, flatten_copies]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.__name__ for c in CASES])
@@ -107,13 +170,13 @@ def test_like_numpy(case, dtype):
         np.testing.assert_array_equal(np.asarray(w.numpy() if isinstance(w, bz.Tensor) else w), np.asarray(v))
 
 
-def test_views_are_forgotten_with_them_and_hold_their_base():
+def test_views_are_forgotten_with_them_and_hold_their_realized_base():
     before = len(_views._base_of)
     a = bz.asarray(np.zeros((3, 3)))
     c = a[1:]
     d = c[0]
     assert _views.tracked(c) and _views.tracked(d) and not _views.tracked(a)
-    del a  # the views hold their base, as a NumPy view's .base
+    del a  # the views hold their (realized) base, as a NumPy view's .base
     d[1] = 4.0
     np.testing.assert_array_equal(c.numpy(), [[0, 4, 0], [0, 0, 0]])
     del c, d
@@ -122,11 +185,28 @@ def test_views_are_forgotten_with_them_and_hold_their_base():
         bid for bid, views in _views._views_of.items() if not views)
 
 
-def test_other_views_stay_read_only_with_a_clear_error():
+@pytest.mark.parametrize("lazy", [False, True])
+def test_movement_views_of_lazy_and_stored_values_write_through(lazy):
+    a = np.arange(12.0).reshape(3, 4)
+    b = bz.asarray(a.copy())
+    if lazy:
+        b = b * 1.0
+    t = b.T
+    t[0] = -1.0
+    a.T[0] = -1.0
+    np.testing.assert_array_equal(b.numpy(), a)
+    np.testing.assert_array_equal(t.numpy(), a.T)
+
+
+def test_views_braze_cannot_write_through_raise_a_clear_error():
     a = bz.asarray(np.arange(6.0))
-    r = a.reshape((2, 3))
-    with pytest.raises(TypeError, match="made by reshape, transpose or another movement function"):
+    # NumPy's reshape of a strided view may copy; braze does not guess
+    r = a[::2].reshape((3, 1))
+    with pytest.raises(TypeError, match="cannot write through"):
         r[0, 0] = 1.0
+    b = bz.broadcast_to(a, (2, 6))  # read-only in NumPy too
+    with pytest.raises(TypeError, match="cannot write through"):
+        b[0, 0] = 1.0
     np.testing.assert_array_equal(a.numpy(), np.arange(6.0))  # nothing written, braze keeps working
     a[0:2][1] = 9.0
     assert float(a[1]) == 9.0
@@ -137,3 +217,17 @@ def test_copyto_into_a_view_writes_the_base():
     bz.copyto(a[1, 1:3], np.array([1.0, 2.0], np.float32))
     np.copyto(a[0, ::3], np.float32(5.0))
     np.testing.assert_array_equal(a.numpy(), [[5, 0, 0, 5], [0, 1, 2, 0]])
+
+
+def test_a_view_does_not_hold_a_lazy_base():
+    # Note [Views hold realized bases]: a held lazy value would be stored
+    # beside the realize, and the product would leave its library call.
+    x = bz.asarray(np.ones((4, 6), np.float32))
+    heads = (x @ bz.asarray(np.ones((6, 8), np.float32))).reshape(4, 2, 4).transpose(1, 0, 2)
+    before = bz.stats()["values_kept"]
+    np.testing.assert_array_equal(heads.numpy(), np.full((2, 4, 4), 6, np.float32))
+    assert bz.stats()["values_kept"] == before
+    heads[0, 0, 0] = -1.0  # the base is gone: the view writes itself alone
+    assert float(heads[0, 0, 0]) == -1.0 and float(heads[1, 0, 0]) == 6.0
+    gc.collect()
+    assert not any(not views for views in _views._views_of.values())
