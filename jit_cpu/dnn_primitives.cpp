@@ -238,7 +238,8 @@ void create(const Call& c, Entry& e) {
   if (c.dtype == DType::Int32 && c.a.dtype != DType::Int32) {
     if (e.error = integer_matmul_why_not(c); !e.error.empty()) return;
   } else if (!is_float(c.dtype) || !data_type(c.dtype) || c.a.dtype != c.dtype || c.b.dtype != c.dtype) {
-    e.error = std::string("oneDNN runs float32 and bfloat16 here, not ") + std::string(name(c.dtype));
+    e.error = "oneDNN runs float32 and bfloat16 here, not " + std::string(name(c.a.dtype)) + " x " +
+              std::string(name(c.b.dtype)) + " -> " + std::string(name(c.dtype));
     return;
   }
   if (c.dtype == DType::BFloat16 && !runs_bfloat16()) {

@@ -135,23 +135,6 @@ bool sole_owner(const Tensor& t) {
   return t.node().use_count() == 1 && n.data && n.data->data.use_count() == 1;
 }
 
-// A lazy view (movement ops) of values someone else can see: of something
-// with values of its own (not a constant or an arange: bz.zeros is a
-// broadcast constant) that another handle or lazy tensor also holds. A
-// view of values only it holds (x = bz.asarray(v).reshape(s)) is as good as
-// a value: writing a copy of it changes nothing anyone could look at.
-bool views_stored_values(const Tensor& t) {
-  NodeReadLock lock;
-  const TensorNode* n = t.node().get();
-  if (n->data || !is_movement(n->op)) return false;
-  bool shared = false;
-  while (!n->data && is_movement(n->op) && !n->inputs.empty()) {
-    shared = shared || n->inputs[0].use_count() > 1;  // held besides by this chain
-    n = n->inputs[0].get();
-  }
-  return shared && (n->data || !(n->op == Op::Const || n->op == Op::Arange));
-}
-
 }  // namespace
 
 nb::class_<Tensor> bind_tensor(nb::module_& m) {
@@ -170,7 +153,6 @@ nb::class_<Tensor> bind_tensor(nb::module_& m) {
       .def("_sole_owner", &sole_owner)  // Note [In-place updates]
       // Which recorded value the handle names now (x += y rebinds it): bz.optim.compile_step's replay key.
       .def("_node_id", [](const Tensor& x) { return reinterpret_cast<uintptr_t>(x.node().get()); })
-      .def("_views_stored_values", &views_stored_values)
       .def("_rebind", [](Tensor& self, const Tensor& value) { self = value; })
       .def("_writable_bytes", &writable_bytes)
       .def("_upload", &upload_bytes, nb::call_guard<nb::gil_scoped_release>())  // Note [The GIL]

@@ -137,10 +137,11 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& labels) {
 // computes that operand, or one small kernel for an input. Without it the
 // call ran on the reference interpreter (picoGPT's attention, whose
 // `/ np.sqrt(d)` makes scores float64 against float32 values, took 80x
-// NumPy's time). Bool operands are left for the dtype rule to refuse.
+// NumPy's time). A bool operand is cast too (a mask @ float32 weights is
+// a float32 product, as in NumPy); bool @ bool stays NumPy's logical one.
 namespace {
 void same_dtype(Tensor& a, Tensor& b) {
-  if (a.dtype() == b.dtype() || a.dtype() == DType::Bool || b.dtype() == DType::Bool) return;
+  if (a.dtype() == b.dtype()) return;
   DType t = promote(a.dtype(), b.dtype());
   if (a.dtype() != t) a = astype(a, t);
   if (b.dtype() != t) b = astype(b, t);

@@ -92,12 +92,30 @@ _DTYPES = {d.name: d for d in (bool_, uint8, int8, int32, int64, float16, bfloat
 _SHORT = {"bf16": bfloat16, "bfloat16": bfloat16, "f32": float32, "f64": float64, "i32": int32, "i64": int64}
 
 
+# Dtype arguments met before, by value (np.dtype's .name is Python code in
+# NumPy: 3 us a call, and np.float64(0.3) - t asked for it three times).
+_AS_DTYPE = {}
+
+
 def _as_dtype(dtype):
     """A dtype argument (anything np.dtype reads, or one of braze's short
     names) as braze's dtype, a NumPy dtype object; None stays None. A
     dtype braze lacks is a ValueError (Note [Dtype spellings])."""
     if dtype is None:
         return None
+    try:
+        return _AS_DTYPE[dtype]
+    except (KeyError, TypeError):  # TypeError: an unhashable argument
+        pass
+    result = _read_dtype(dtype)
+    try:
+        _AS_DTYPE[dtype] = result
+    except TypeError:
+        pass
+    return result
+
+
+def _read_dtype(dtype):
     try:
         d = _np.dtype(dtype)
     except TypeError:
@@ -110,10 +128,13 @@ def _as_dtype(dtype):
     return _DTYPES[d.name]  # native byte order: ">f4" is float32
 
 
+_NAMES = {d: name for name, d in _DTYPES.items()}
+
+
 def _dtype_name(dtype):
     """The canonical name of a dtype argument, as the core reads it; None stays None."""
     d = _as_dtype(dtype)
-    return None if d is None else d.name
+    return None if d is None else _NAMES[d]
 
 
 def asarray(obj, dtype=None, device=None, copy=None):
@@ -137,9 +158,10 @@ def asarray(obj, dtype=None, device=None, copy=None):
     arr = _np.asarray(obj)
     if dtype is None and not keeps_dtype and arr.dtype == _np.float64:
         dtype = float32
-    arr = arr.astype(_as_dtype(arr.dtype if dtype is None else dtype), copy=False)  # native byte order too
+    d = _as_dtype(arr.dtype if dtype is None else dtype)
+    arr = arr.astype(d, copy=False)  # native byte order too
     raw = _np.ascontiguousarray(arr).reshape(-1).view(_np.uint8)
-    return _core._from_bytes(raw, arr.dtype.name, list(arr.shape), device)
+    return _core._from_bytes(raw, _NAMES[d], list(arr.shape), device)
 
 
 tensor = asarray
@@ -372,7 +394,7 @@ Tensor.__pos__ = lambda self: positive(self)  # noqa: F405
 Tensor.any = lambda self, axis=None, keepdims=False: any(self, axis, keepdims=keepdims)  # noqa: F405
 Tensor.all = lambda self, axis=None, keepdims=False: all(self, axis, keepdims=keepdims)  # noqa: F405
 Tensor.clip = lambda self, min=None, max=None: clip(self, min, max)  # noqa: F405
-Tensor.ravel = lambda self: ravel(self)  # noqa: F405
+Tensor.ravel = lambda self, order="C": ravel(self, order)  # noqa: F405
 Tensor.tolist = lambda self: self.numpy().tolist()
 Tensor.__reduce__ = _reduce
 _inplace.install()  # x += y, x[key] = value (Note [In-place updates])
@@ -390,6 +412,14 @@ def _export_core_functions():
 
 
 _export_core_functions()
+
+# Views that write through, and read-only views, as NumPy's
+# (python/braze/_views.py); braze's own code calls _core's.
+for _name in _views.FUNCTIONS:
+    globals()[_name] = _views.tracking(globals()[_name], getattr(_np, _name))
+linalg.matrix_transpose = _views.tracking(linalg.matrix_transpose, _np.linalg.matrix_transpose)
+broadcast_to = _views.read_only_results(broadcast_to)  # noqa: F821 (exported from _core above)
+broadcast_arrays = _views.read_only_results(broadcast_arrays)  # noqa: F405
 
 # NumPy's names for the array API's bitwise_invert and shifts.
 bitwise_not = invert = bitwise_invert  # noqa: F821 (exported from _core above)

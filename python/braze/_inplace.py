@@ -35,6 +35,7 @@ def _augmented(name, op):
                                                    "mod": "%=", "and": "&=", "or": "|=", "xor": "^="}[name[3:-2]]
 
     def update(self, other):
+        _not_read_only(self, symbol)
         result = op(self, other)
         if tuple(result.shape) != tuple(self.shape):
             raise ValueError(f"{symbol}: a result of shape {list(result.shape)} does not fit the tensor's "
@@ -60,6 +61,12 @@ def _augmented(name, op):
     return update
 
 
+def _not_read_only(t, op):
+    if _views.read_only(t):
+        raise ValueError(f"{op}: assignment destination is read-only (a view made by broadcast_to or "
+                         "broadcast_arrays, as in NumPy: take a copy first, x = x.copy())")
+
+
 def setitem(self, key, value):
     """``x[key] = value``, NumPy's semantics (see the module docstring)."""
     if self.device != "cpu":
@@ -68,11 +75,7 @@ def setitem(self, key, value):
     if _core.is_grad_enabled() and (self.requires_grad or getattr(value, "requires_grad", False)):
         raise ValueError("setitem: writing into stored values is not recorded, so no gradient would see it; "
                          "build the new value with bz.where, or write under bz.no_grad() (docs/autodiff.md)")
-    if self._views_stored_values() and not _views.tracked(self):
-        raise TypeError("setitem: braze cannot write through this view of another tensor's values (made by "
-                        "broadcast_to, or by reshape of a view, which NumPy may copy; views made by indexing, "
-                        "transposes, squeeze, expand_dims and reshape of a tensor write through): write into the "
-                        "base, or take a copy first (x = x.copy())")
+    _not_read_only(self, "setitem")
     from . import realize
     pending = [t for t in (self, value) if isinstance(t, Tensor) and not t.is_realized]
     if pending:

@@ -16,6 +16,7 @@ import pickle
 
 import numpy as np
 
+from . import _views
 from ._core import Tensor
 
 # Methods whose NumPy function takes the array first and then the method's
@@ -72,12 +73,10 @@ def _imag(self):
 
 
 def _strides(self):
-    """The strides in bytes of the values as .numpy() gives them (C order)."""
-    strides, step = [], self.dtype.itemsize
-    for n in reversed(self.shape):
-        strides.append(step)
-        step *= n
-    return tuple(reversed(strides))
+    """NumPy's strides in bytes: a write-through view's own over its first
+    base (as an ndarray in C order), else those of C order, as .numpy()
+    gives the values."""
+    return _views.layout(self).strides
 
 
 def _dump(self, file):

@@ -515,9 +515,17 @@ def swapaxes(a, axis1, axis2):
 
 
 def ravel(a, order="C"):
-    if order not in ("C", "K", "A"):
-        raise TypeError(f"ravel: order={order!r} is not supported (only 'C')")
-    return _core.reshape(_t(a), [-1])
+    """A view where NumPy's is one (python/braze/_views.py). 'A' and 'K':
+    F order where the tensor is a view NumPy would lay out in F order only
+    (x.T of a C-order x), else C."""
+    if order not in ("C", "F", "K", "A"):
+        raise ValueError(f"ravel: order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    views = _bz()._views
+    a = _t(a)
+    if order in ("A", "K"):
+        flags = views.layout(a).flags
+        order = "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+    return views.reshape(a, [-1], order)
 
 
 def flip(m, axis=None):

@@ -186,10 +186,11 @@ def _functions(bz):
         return call
 
     def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-        if order != "C":
+        if order not in ("C", "F"):
             raise _unsupported("numpy.reshape(order=...)", f" for order={order!r}")
         shape = newshape if shape is None else shape
-        return bz.reshape(bz.asarray(a), [shape] if isinstance(shape, int) else list(shape))
+        result = bz._views.reshape(bz.asarray(a), shape, order)
+        return bz.copy(result) if copy else result
 
     def where(condition, *xy):
         if not xy:

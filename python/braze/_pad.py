@@ -74,7 +74,7 @@ def _broadcast_along(t, axis, start, length):
     """t's slice [start, start + 1) along `axis`, repeated `length` times."""
     shape = list(t.shape)
     shape[axis] = length
-    return _bz().broadcast_to(_along(t, axis, start, start + 1), shape)
+    return _core.broadcast_to(_along(t, axis, start, start + 1), shape)
 
 
 def _pieces(n, before, after, mode):

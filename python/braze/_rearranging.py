@@ -362,35 +362,6 @@ def apply_over_axes(func, a, axes):
 # --- aliasing -------------------------------------------------------------------------------------------
 
 
-def _root(t):
-    """The tensor t is a write-through view of (python/braze/_views.py),
-    followed to the first base, and the keys from it to t."""
-    keys = []
-    while (link := _views.base_of(t)) is not None:
-        t, key = link
-        keys.append(key)
-    return t, keys[::-1]
-
-
-def _layout(root):
-    """A NumPy array with the root's shape and C layout that holds no
-    memory itself (strides over one element): NumPy's overlap tests read
-    only the bounds and strides of views of it."""
-    dtype = root.dtype
-    strides, step = [], dtype.itemsize
-    for d in reversed(root.shape):
-        strides.append(step)
-        step *= d
-    return np.lib.stride_tricks.as_strided(np.zeros(1, dtype), tuple(root.shape), tuple(reversed(strides)),
-                                           writeable=False)
-
-
-def _viewed(x, keys):
-    for key in keys:
-        x = _views.numpy_view(x, key)
-    return x
-
-
 def _overlap(a, b, max_work, test):
     """Whether a and b could see each other's writes. Two braze tensors
     alias only as write-through views of one base (a lazy value is never
@@ -398,11 +369,11 @@ def _overlap(a, b, max_work, test):
     their layouts over that base. A tensor and a NumPy array: only a
     realized tensor, whose values the array may view (np.asarray(t))."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):
-        (ra, ka), (rb, kb) = _root(a), _root(b)
+        (ra, ka), (rb, kb) = _views.root_of(a), _views.root_of(b)
         if ra is not rb and ra._node_id() != rb._node_id():
             return False
-        memory = _layout(ra)
-        return builtins.bool(test(_viewed(memory, ka), _viewed(memory, kb), max_work))
+        memory = _views.c_layout(ra)
+        return builtins.bool(test(_views.viewed(memory, ka), _views.viewed(memory, kb), max_work))
     if isinstance(b, Tensor):
         a, b = b, a
     if isinstance(a, Tensor):

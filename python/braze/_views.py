@@ -18,13 +18,15 @@ NumPy; an index array or a mask gives a copy, and indexing every axis with
 an integer gives a scalar in NumPy, which writes to nothing. So do the
 movement functions NumPy makes views with: transposes (``.T``, ``.mT``,
 ``transpose``, ``permute_dims``, ``swapaxes``, ``moveaxis``, ...),
-``squeeze``, ``expand_dims``, and ``reshape``/``ravel`` of a tensor that is
-not itself a view (NumPy's reshape of a strided view may copy; braze's
-such views stay read-only, and a write raises, naming the way around it).
-A view made by a movement function writes back through the positions it
-reads: the same function applied to the base's flat indices.
-``flatten`` copies, as NumPy's; ``broadcast_to`` and ``diagonal`` are
-read-only views in NumPy too.
+``squeeze``, ``expand_dims``, and ``reshape``/``ravel`` where NumPy's is a
+view (always of a contiguous tensor; of a view, where its strides allow:
+layout() asks NumPy). A view made by a movement function writes back
+through the positions it reads: the same function applied to the base's
+flat indices. What NumPy returns as a new array (``flatten``, ``tile``,
+``repeat``, ``pad``, a reshape that copies, ...) is a tensor of its own,
+even where braze computes it as a view, and a write changes it alone.
+``broadcast_to`` and ``broadcast_arrays`` give read-only views, as
+NumPy's: a write raises ValueError.
 """
 
 import numbers
@@ -41,12 +43,13 @@ from ._core import Tensor
 # realized base, as a NumPy view holds ``.base``, so that a write through
 # it reaches the base's other views even once no name is bound to the
 # base; and a base that is itself a view (``a.T[1:]``), which is lazy but
-# never stored. A lazy base that is a computed value it does not hold: a lazy value something holds is
-# stored beside what a realize computes (Note [Held values are kept] in
-# runtime/lower.h), and ``(x @ w).reshape(b, t, h, d)`` must not keep the
-# product as a result, which would take the epilogue out of the library
-# call. Once such a base is gone the view is a tensor of its own, and a
-# sibling view no longer sees its writes (NumPy's would).
+# never stored. A lazy base that is a computed value it does not hold: a
+# lazy value something holds is stored beside what a realize computes
+# (Note [Held values are kept] in runtime/lower.h), and
+# ``(x @ w).reshape(b, t, h, d)`` must not keep the product as a result,
+# which would take the epilogue out of the library call. Once such a base
+# is gone the view is a tensor of its own, and a sibling view no longer
+# sees its writes (NumPy's would).
 _base_of = {}
 # id(base) -> {id(view): weak reference}: the base's live views.
 _views_of = {}
@@ -186,24 +189,111 @@ def numpy_view(array, key):
     return key.numpy(array) if isinstance(key, _Movement) else array[key]
 
 
-# Movement functions whose results are views in NumPy, by where they live,
-# each with NumPy's spelling of the same call. Python's composites
-# (swapaxes, moveaxis, ravel, rot90, ...) call _core's functions by
-# attribute, so wrapping those covers them too.
-_CORE_FUNCTIONS = ("transpose", "permute_dims", "matrix_transpose", "squeeze", "expand_dims", "reshape")
-_METHODS = ("transpose", "squeeze", "reshape")
+def root_of(t):
+    """The first base of t's chain of write-through views, and the keys
+    from it to t."""
+    keys = []
+    while (link := base_of(t)) is not None:
+        t, key = link
+        keys.append(key)
+    return t, keys[::-1]
+
+
+def c_layout(t):
+    """A NumPy array of t's shape and dtype in C order over no memory of its
+    own (strides over one element): NumPy's answers about memory (overlaps,
+    strides, whether a reshape can be a view) read only bounds and strides.
+    Never read its values."""
+    strides, step = [], t.dtype.itemsize
+    for d in reversed(t.shape):
+        strides.append(step)
+        step *= d
+    return np.lib.stride_tricks.as_strided(np.zeros(1, t.dtype), tuple(t.shape), tuple(reversed(strides)),
+                                           writeable=False)
+
+
+def viewed(memory, keys):
+    for key in keys:
+        memory = numpy_view(memory, key)
+    return memory
+
+
+def layout(t):
+    """t's shape and strides as NumPy's, were t's first base an ndarray in C
+    order (a view's own strides): c_layout's kind of array."""
+    root, keys = root_of(t)
+    return viewed(c_layout(root), keys)
+
+
+_plain_reshape = _plain_transpose = None  # _core's, as installed before this module
+
+
+def _reshaped(x, shape, order):
+    if order == "F":  # NumPy's F order: the reversed axes in C order
+        return _plain_transpose(_plain_reshape(_plain_transpose(x, None), list(shape)[::-1]), None)
+    return _plain_reshape(x, list(shape))
+
+
+def reshape(x, shape, order="C"):
+    """NumPy's reshape: a view where NumPy's is one (its strides allow,
+    layout() asks NumPy without reading memory), else a tensor of its own."""
+    if order not in ("C", "F"):
+        raise TypeError(f"reshape: order={order!r} is not supported (only 'C' and 'F')")
+    shape = [shape] if isinstance(shape, numbers.Integral) else list(shape)
+    result = _reshaped(x, shape, order)
+    if isinstance(x, Tensor) and result is not x:
+        if order == "F" or id(x) in _base_of:  # else C order of C order: a view
+            try:
+                np.reshape(layout(x), shape, order=order, copy=False)  # raises where NumPy's would copy
+            except ValueError:
+                return result
+        _track(result, x, _Movement(_reshaped, lambda a, s, o: np.reshape(a, s, order=o), (shape, order), {}))
+    return result
+
+
+def _reshape_method(self, *shape, order="C"):
+    return reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], numbers.Integral) else shape,
+                   order)
+
+
+# id(view) -> weak reference: broadcast views, read-only as NumPy's.
+_read_only = {}
+
+
+def read_only(t):
+    return id(t) in _read_only
+
+
+def read_only_results(fn):
+    """fn, whose results (a tensor or a list of them) are read-only views."""
+    def broadcast(*args, **kwargs):
+        result = fn(*args, **kwargs)
+        views = result if isinstance(result, (list, tuple)) else [result]
+        for v in views:
+            if isinstance(v, Tensor):
+                _read_only[id(v)] = weakref.ref(v, lambda _, vid=id(v): _read_only.pop(vid, None))
+        return result
+
+    broadcast.__name__, broadcast.__doc__ = fn.__name__, fn.__doc__
+    return broadcast
+
+
+# The movement functions whose results are views in NumPy, as users call
+# them: the tensor's methods and properties, and braze's functions (which
+# NumPy's __array_function__ also hands to). braze's own code calls
+# _core's, untracked: its intermediates are nobody's views.
+_METHODS = ("transpose", "squeeze")
 _PROPERTIES = ("T", "mT")
+FUNCTIONS = ("transpose", "permute_dims", "matrix_transpose", "squeeze", "expand_dims", "swapaxes", "moveaxis",
+             "rollaxis", "rot90")
 
 
-def _tracking(fn, on_numpy):
-    reshapes = fn.__name__ == "reshape"
-
+def tracking(fn, on_numpy):
+    """fn (braze's movement function: fn(x, ...)), whose result is a view of x
+    that writes through to it, as on_numpy's (the same call in NumPy)."""
     def movement(x, *args, **kwargs):
         result = fn(x, *args, **kwargs)
-        # NumPy's reshape of a strided view may be a copy: only that of a
-        # tensor that is not a view is certainly a view.
-        if isinstance(x, Tensor) and result is not x and isinstance(result, Tensor) and \
-                not (reshapes and id(x) in _base_of):
+        if isinstance(x, Tensor) and result is not x and isinstance(result, Tensor):
             _track(result, x, _Movement(fn, on_numpy, args, kwargs))
         return result
 
@@ -212,16 +302,17 @@ def _tracking(fn, on_numpy):
 
 
 def install():
-    global _plain_getitem
+    global _plain_getitem, _plain_reshape, _plain_transpose
     _plain_getitem = Tensor.__getitem__
     Tensor.__getitem__ = _getitem
-    for name in _CORE_FUNCTIONS:
-        setattr(_core, name, _tracking(getattr(_core, name), getattr(np, name)))
+    _plain_reshape, _plain_transpose = _core.reshape, _core.transpose
+    Tensor.reshape = _reshape_method
+    flatten = Tensor.flatten  # a tensor of its own, as NumPy's copy
+    Tensor.flatten = lambda self, order="C": flatten(_plain_transpose(self, None) if order == "F" else self)
     for name in _METHODS:
-        setattr(Tensor, name, _tracking(getattr(Tensor, name),
+        setattr(Tensor, name, tracking(getattr(Tensor, name),
                                         lambda a, *args, name=name, **kw: getattr(a, name)(*args, **kw)))
     for name in _PROPERTIES:
-        setattr(Tensor, name, property(_tracking(getattr(Tensor, name).fget, lambda a, name=name: getattr(a, name))))
-    # NumPy's flatten always copies (ravel is the view).
-    flatten = Tensor.flatten
-    Tensor.flatten = lambda self, order="C": _core.copy(flatten(self))
+        setattr(Tensor, name, property(tracking(getattr(Tensor, name).fget, lambda a, name=name: getattr(a, name))))
+    Tensor.base = property(lambda self: (base_of(self) or (None,))[0],
+                           doc="the tensor this view writes through to, as ndarray.base (None: not a view)")

@@ -64,26 +64,13 @@ XFAIL = {
     "gray_scott_structured": (ValueError, "braze has no structured dtypes: bz.asarray of the "
                                           "[('U', float64), ('V', float64)] array raises ValueError: "
                                           "unsupported dtype 'void128'"),
-    "boids": (TypeError, "np.tile's result is not writable: MarkerCollection's self._vertices = "
-                         "np.tile(v.reshape(-1), n).reshape(n, len(v), 2), then self._vertices[...] = ... "
-                         "raises TypeError: setitem: braze cannot write through this view of another tensor's "
-                         "values (NumPy's np.tile returns a new array; np.repeat, np.pad, np.resize and "
-                         "np.meshgrid's results are not writable either)"),
     "find_index_of_views": (ValueError, "the program reads NumPy's memory layout (byte_bounds, strides): a braze "
                                         "tensor is not an np.ndarray (isinstance(view, np.ndarray) is False), so "
                                         "find_index(base, base[1:-1,1:-1]) returns '...' where NumPy's gives "
                                         "'1:7,1:7', and np.allclose(Z, base[...]) raises ValueError: subtract: "
                                         "shapes [6, 6] and [8, 8] do not broadcast"),
-    "c_fortran": (TypeError, "Tensor.reshape takes no order=: reshape(3, 3, order='F') raises TypeError: "
-                             "reshape(): incompatible function arguments"),
     "anatomy_layout": (ValueError, "braze has no int16 dtype: bz.asarray of np.arange(9).reshape(3, 3)"
                                    ".astype(np.int16) raises ValueError: unsupported dtype 'int16'"),
-    "anatomy_view_base": (AttributeError, "braze tensors have no .base: Z2.base is Z1 raises AttributeError: "
-                                          "'Tensor' object has no attribute 'base'"),
-    "anatomy_view_step": (AssertionError, "Tensor.strides gives the strides of a contiguous array of the view's "
-                                          "shape, not the view's: Z1 = arange(10), Z1[1:-1:2].strides is (8,) "
-                                          "(NumPy: (16,)), so step = Z2.strides[0] // Z1.strides[0] is 1, not 2 "
-                                          "(so too Z.T, Z[::2, ::2], Z[:, 1])"),
     "mandelbrot_numpy_1": (ValueError, _COMPLEX + " (C = X + Y[:,None]*1j)"),
     "mandelbrot_numpy_2": (ValueError, _COMPLEX + " (C = X + Y*1j)"),
 }

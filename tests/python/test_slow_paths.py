@@ -54,7 +54,7 @@ def test_a_slow_path_is_said_once_per_kind():
     warnings = [line for line in err.splitlines() if line.startswith("braze: warning:")]
     assert len(warnings) == 2, err
     assert "conv2d of float64 [1, 3, 8, 8] x [4, 3, 3, 3] runs on the reference interpreter" in warnings[0]
-    assert "oneDNN runs float32 and bfloat16 here, not float64" in warnings[0]
+    assert "oneDNN runs float32 and bfloat16 here, not float64 x float64 -> float64" in warnings[0]
     assert "matmul of int32 [4, 4] x [4, 4]" in warnings[1]
     assert "BRAZE_STRICT=1" in warnings[1]
 
