@@ -23,6 +23,9 @@ def copyto(dst, src):
     """
     if not isinstance(dst, Tensor):
         raise TypeError(f"copyto: dst must be a braze tensor, not {type(dst).__name__}")
+    if _views.read_only(dst):
+        raise ValueError("copyto: assignment destination is read-only (a broadcast view, or flags.writeable turned "
+                         "off, as in NumPy)")
     if _views.tracked(dst):  # a view made by indexing: its base takes the values (python/braze/_views.py)
         if not dst.is_realized:
             dst.realize()

@@ -63,8 +63,8 @@ def _augmented(name, op):
 
 def _not_read_only(t, op):
     if _views.read_only(t):
-        raise ValueError(f"{op}: assignment destination is read-only (a view made by broadcast_to or "
-                         "broadcast_arrays, as in NumPy: take a copy first, x = x.copy())")
+        raise ValueError(f"{op}: assignment destination is read-only (a broadcast view, or flags.writeable "
+                         "turned off, as in NumPy: take a copy first, x = x.copy())")
 
 
 def setitem(self, key, value):

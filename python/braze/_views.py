@@ -29,6 +29,7 @@ even where braze computes it as a view, and a write changes it alone.
 NumPy's: a write raises ValueError.
 """
 
+import builtins
 import numbers
 import weakref
 
@@ -105,6 +106,8 @@ def _track(view, base, key):
         base_ref = weakref.ref(base, _base_gone)
         _base_ids[id(base_ref)] = bid
     _base_of[vid] = (ref, base_ref, key)
+    if bid in _read_only:  # a view of a read-only tensor is read-only, as in NumPy
+        set_read_only(view, True, _read_only[bid][1])
     views = _views_of.get(bid)
     if views is None:
         views = _views_of[bid] = {}
@@ -118,6 +121,11 @@ def base_of(t):
         return None
     base = link[1]()
     return None if base is None else (base, link[2])
+
+
+def has_views(t):
+    """Whether views made of t are alive."""
+    return builtins.any(ref() is not None for ref in _views_of.get(id(t), {}).values())
 
 
 def tracked(t):
@@ -251,17 +259,33 @@ def reshape(x, shape, order="C"):
     return result
 
 
+def reshape_plain(x, shape):
+    """_core's reshape: a value, not a view that writes through."""
+    return _plain_reshape(x, shape)
+
+
 def _reshape_method(self, *shape, order="C"):
     return reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], numbers.Integral) else shape,
                    order)
 
 
-# id(view) -> weak reference: broadcast views, read-only as NumPy's.
+# id(tensor) -> (weak reference, whether a broadcast made it): read-only
+# tensors, as NumPy's broadcast views and arrays whose flags.writeable was
+# turned off (and the views made of them).
 _read_only = {}
 
 
 def read_only(t):
     return id(t) in _read_only
+
+
+def set_read_only(t, on, broadcast=False):
+    if not on:
+        if _read_only.get(id(t), (None, False))[1]:
+            raise ValueError("cannot set WRITEABLE flag to True of this array (a broadcast view, as NumPy's)")
+        _read_only.pop(id(t), None)
+    elif id(t) not in _read_only:
+        _read_only[id(t)] = (weakref.ref(t, lambda _, tid=id(t): _read_only.pop(tid, None)), broadcast)
 
 
 def read_only_results(fn):
@@ -271,7 +295,7 @@ def read_only_results(fn):
         views = result if isinstance(result, (list, tuple)) else [result]
         for v in views:
             if isinstance(v, Tensor):
-                _read_only[id(v)] = weakref.ref(v, lambda _, vid=id(v): _read_only.pop(vid, None))
+                set_read_only(v, True, broadcast=True)
         return result
 
     broadcast.__name__, broadcast.__doc__ = fn.__name__, fn.__doc__

@@ -120,3 +120,56 @@ def test_numpy_spellings_of_methods(x):
     q, r = divmod(7, bz.tensor(np.array([2, -3, 4])))
     np.testing.assert_array_equal(q.numpy(), [3, -3, 1])
     np.testing.assert_array_equal(r.numpy(), [1, -2, 3])
+
+
+def test_flags_as_numpys():
+    a = np.arange(12.0).reshape(3, 4).copy()  # its own data
+    t = bz.tensor(a)
+    for view in (lambda x: x, lambda x: x.T, lambda x: x[:, ::2], lambda x: x[1], lambda x: x[1:].reshape(-1)):
+        got, want = view(t).flags, view(a).flags
+        for name in ("C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE", "ALIGNED"):
+            assert got[name] == want[name], name
+        assert got.c_contiguous == want.c_contiguous and got.f_contiguous == want.f_contiguous
+    t.flags.writeable = False  # numpy-100's exercise 43
+    row = t[0]
+    for write in (lambda: t.__setitem__(0, 1.0), lambda: row.__iadd__(1.0), lambda: np.copyto(t, 0.0)):
+        with pytest.raises(ValueError, match="read-only"):
+            write()
+    t.flags["WRITEABLE"] = True
+    t[0, 0] = -1.0
+    assert float(t[0, 0]) == -1.0 and not row.flags.writeable  # made while t was read-only: stays so, as NumPy's
+    with pytest.raises(ValueError, match="cannot set WRITEABLE flag to True"):
+        np.broadcast_to(t, (2, 3, 4)).flags.writeable = True
+    with pytest.raises(AttributeError):
+        t.flags.c_contiguous = False
+
+
+def test_setting_the_shape():
+    t = bz.tensor(np.arange(12.0))
+    alias = t
+    t.shape = (3, 4)
+    assert alias.shape == (3, 4) and float(alias[1, 0]) == 4.0
+    t.shape = -1
+    assert t.shape == (12,)
+    v = t[2:]
+    with pytest.raises(AttributeError, match="shape: braze sets the shape of a tensor that is not a view"):
+        v.shape = (2, 5)
+    with pytest.raises(AttributeError, match="no live views"):
+        t.shape = (4, 3)
+
+
+def test_iteration_as_numpys():
+    x = np.array([[3.0, -1.0], [2.0, 5.0]])
+    t = bz.tensor(x.copy())
+    v = bz.tensor(x[:, 0].copy())
+    assert [type(e) for e in v] == [type(e) for e in x[:, 0]]  # NumPy scalars, the realized values
+    assert min(v) == min(x[:, 0]) and sum(v) == sum(x[:, 0]) and sorted(v) == sorted(x[:, 0])
+    a, b = v
+    assert (a, b) == (3.0, 2.0)
+    for row in t:  # rows are views that write through
+        assert isinstance(row, bz.Tensor)
+        row[1] = 0.0
+    np.testing.assert_array_equal(t.numpy(), [[3, 0], [2, 0]])
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        iter(bz.tensor(np.float32(1.0)))
+    assert list(bz.tensor(np.zeros((0, 3)))) == []

@@ -52,8 +52,6 @@ _AS_STRIDED = ("np.lib.stride_tricks.as_strided (no __array_function__ dispatch)
                "np.asarray and returns a NumPy ndarray: the values are right, but the result has left braze")
 XFAIL = {
     "27b": (ValueError, _COMPLEX),
-    "43": (AttributeError, "braze tensors have no .flags: AttributeError: 'Tensor' object has no attribute "
-                           "'flags' (Z.flags.writeable = False, then Z[0] = 1 raises ValueError in NumPy)"),
     "53": (AttributeError, "braze tensors have no .view(dtype) (a bit reinterpretation): AttributeError: "
                            "'Tensor' object has no attribute 'view'"),
     "66b": (ValueError, _UINT32 + " (I.astype(np.uint32))"),
