@@ -33,7 +33,7 @@ what is missing, so that a fix flips it to a failure to be unmarked.
 import numpy as np
 import pytest
 
-import braze as bz
+from ported import assert_matches, leaves, params, run_both
 from programs.numpy100 import EXERCISES
 
 # Where braze's result dtype differs from NumPy's by design (docs/semantics.md,
@@ -61,67 +61,10 @@ XFAIL = {
 }
 
 
-class _Inputs:
-    """The `asarray` of a run: the reference run records what it makes, the
-    braze run checks it gets the same values and makes tensors of them."""
-
-    def __init__(self, braze_run, recorded):
-        self.braze_run, self.recorded, self.i = braze_run, recorded, 0
-
-    def __call__(self, a):
-        a = np.asarray(a)
-        if not self.braze_run:
-            self.recorded.append(a.copy())
-            return np.array(a, copy=True)
-        want = self.recorded[self.i]
-        self.i += 1
-        assert a.dtype == want.dtype and a.shape == want.shape
-        np.testing.assert_array_equal(a, want, err_msg="braze's input differs from NumPy's")
-        return bz.asarray(a)
-
-
-def _leaves(result):
-    if isinstance(result, (list, tuple)):
-        return [leaf for r in result for leaf in _leaves(r)]
-    return [result]
-
-
-def _assert_matches(got, want, what, braze_dtype=None):
-    if not isinstance(want, (np.ndarray, np.generic)):  # a Python value: len(...), allclose, an error's name
-        if isinstance(got, bz.Tensor):
-            got = got.item()
-        assert type(got) is type(want) and got == want, f"{what}: {got!r} != {want!r}"
-        return
-    if isinstance(want, np.ndarray):
-        assert isinstance(got, bz.Tensor), f"{what}: braze gave {type(got).__name__}, not a braze tensor"
-    else:  # a NumPy scalar: a 0-d tensor or a scalar
-        assert isinstance(want, np.generic), f"{what}: unexpected {type(want)}"
-    got = got.numpy() if isinstance(got, bz.Tensor) else np.asarray(got)
-    want = np.asarray(want)
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
-    assert got.dtype == (braze_dtype or want.dtype), f"{what}: dtype {got.dtype} != {want.dtype}"
-    if want.dtype.kind == "f":
-        rtol = 1e-9 if got.dtype == np.float64 else 1e-5
-        scale = float(np.max(np.abs(want), initial=0.0, where=np.isfinite(want)))
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * scale, err_msg=what)
-    else:
-        np.testing.assert_array_equal(got, want, err_msg=what)
-
-
-def _param(name):
-    if name in XFAIL:
-        raises, reason = XFAIL[name]
-        return pytest.param(name, marks=pytest.mark.xfail(strict=True, raises=raises, reason=reason))
-    return name
-
-
-@pytest.mark.parametrize("name", [_param(n) for n in EXERCISES])
+@pytest.mark.parametrize("name", params(EXERCISES, XFAIL))
 def test_exercise_matches_numpy(name):
-    solution = EXERCISES[name]
-    recorded = []
-    want = _leaves(solution(_Inputs(False, recorded), np.random.default_rng(0)))
-    got = _leaves(solution(_Inputs(True, recorded), np.random.default_rng(0)))
-    bz.realize(*[t for t in got if isinstance(t, bz.Tensor)])
+    got, want = run_both(EXERCISES[name])
+    got, want = leaves(got), leaves(want)
     assert len(got) == len(want)
     for i, (g, w) in enumerate(zip(got, want)):
-        _assert_matches(g, w, f"exercise {name}: result {i}", BRAZE_DTYPES.get(name, {}).get(i))
+        assert_matches(g, w, f"exercise {name}: result {i}", BRAZE_DTYPES.get(name, {}).get(i))

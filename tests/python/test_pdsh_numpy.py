@@ -29,7 +29,7 @@ what is missing, so that a fix flips it to a failure to be unmarked.
 import numpy as np
 import pytest
 
-import braze as bz
+from ported import assert_matches, leaves, params, run_both
 from programs.pdsh_numpy import SECTIONS
 
 # Where braze's result dtype differs from NumPy's by design (docs/semantics.md,
@@ -74,82 +74,14 @@ XFAIL = {
 }
 
 
-class _Inputs:
-    """The `asarray` of a run: the reference run records what it makes, the
-    braze run checks it gets the same values and makes tensors of them."""
-
-    def __init__(self, braze_run, recorded):
-        self.braze_run, self.recorded, self.i = braze_run, recorded, 0
-
-    def __call__(self, a):
-        a = np.asarray(a)
-        if not self.braze_run:
-            self.recorded.append(a.copy())
-            return np.array(a, copy=True)
-        want = self.recorded[self.i]
-        self.i += 1
-        assert a.dtype == want.dtype and a.shape == want.shape
-        np.testing.assert_array_equal(a, want, err_msg="braze's input differs from NumPy's")
-        return bz.asarray(a)
-
-
-def _leaves(result):
-    if isinstance(result, (list, tuple)):
-        return [leaf for r in result for leaf in _leaves(r)]
-    return [result]
-
-
-def _as_partition(a, kth, axis):
-    """a, partitioned at kth along axis, with the parts before and after the
-    kth element sorted: equal for any two valid partitions."""
-    a = np.moveaxis(np.asarray(a), axis, -1)
-    a = np.concatenate([np.sort(a[..., :kth], -1), a[..., kth:kth + 1], np.sort(a[..., kth + 1:], -1)], -1)
-    return np.moveaxis(a, -1, axis)
-
-
-def _assert_matches(got, want, what, braze_dtype=None, partition=None, float32_values=False):
-    if not isinstance(want, (np.ndarray, np.generic)):  # a Python value: len(...), a shape, an error's name
-        if isinstance(got, bz.Tensor):
-            got = got.item()
-        assert type(got) is type(want) and got == want, f"{what}: {got!r} != {want!r}"
-        return
-    if isinstance(want, np.ndarray):
-        assert isinstance(got, bz.Tensor), f"{what}: braze gave {type(got).__name__}, not a braze tensor"
-    else:  # a NumPy scalar: a 0-d tensor or a scalar
-        assert isinstance(want, np.generic), f"{what}: unexpected {type(want)}"
-    got = got.numpy() if isinstance(got, bz.Tensor) else np.asarray(got)
-    want = np.asarray(want)
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
-    assert got.dtype == (braze_dtype or want.dtype), f"{what}: dtype {got.dtype} != {want.dtype}"
-    if partition is not None:
-        got, want = _as_partition(got, *partition), _as_partition(want, *partition)
-    if want.dtype.kind == "f":
-        rtol = 1e-9 if got.dtype == np.float64 and not float32_values else 1e-5
-        scale = float(np.max(np.abs(want), initial=0.0, where=np.isfinite(want)))
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * scale, err_msg=what)
-    else:
-        np.testing.assert_array_equal(got, want, err_msg=what)
-
-
-def _param(name):
-    if name in XFAIL:
-        raises, reason = XFAIL[name]
-        return pytest.param(name, marks=pytest.mark.xfail(strict=True, raises=raises, reason=reason))
-    return name
-
-
-@pytest.mark.parametrize("name", [_param(n) for n in SECTIONS])
+@pytest.mark.parametrize("name", params(SECTIONS, XFAIL))
 def test_section_matches_numpy(name):
-    section = SECTIONS[name]
-    recorded = []
-    want = section(_Inputs(False, recorded), np.random.default_rng(0))
-    got = section(_Inputs(True, recorded), np.random.default_rng(0))
-    bz.realize(*[t for t in _leaves(got) if isinstance(t, bz.Tensor)])
+    got, want = run_both(SECTIONS[name])
     assert len(got) == len(want)
     for i, (g, w) in enumerate(zip(got, want)):
-        g, w = _leaves(g), _leaves(w)
+        g, w = leaves(g), leaves(w)
         assert len(g) == len(w), f"section {name}: result {i}: {len(g)} values, not {len(w)}"
         for j, (gj, wj) in enumerate(zip(g, w)):
             what = f"section {name}: result {i}" + (f"[{j}]" if len(w) > 1 else "")
-            _assert_matches(gj, wj, what, BRAZE_DTYPES.get(name, {}).get(i), PARTITIONS.get(name, {}).get(i),
-                            i in BRAZE_FLOAT32_VALUES.get(name, ()))
+            assert_matches(gj, wj, what, BRAZE_DTYPES.get(name, {}).get(i), partition=PARTITIONS.get(name, {}).get(i),
+                           rtol=1e-5 if i in BRAZE_FLOAT32_VALUES.get(name, ()) else None)
