@@ -126,14 +126,13 @@ class _Flags:
 
 
 def _iter(self):
-    """Iteration as NumPy's: a 1-D tensor's elements are NumPy scalars (its
-    realized values: min(t) and sum(t) take 36 ms over 10^6 elements, not
-    4 s of 0-d tensors compared one by one), higher ones give their rows,
-    views that write through."""
+    """Iteration as NumPy's: the rows, views that write through (0-d tensors
+    of a 1-D tensor). Not NumPy scalars, though min(t) would be 100x faster
+    with them (Python compares 0-d tensors one by one): NumPy's dispatch
+    iterates the argument of np.roots(t), np.poly(t), ... to find the
+    tensors among them, and with scalars it would silently leave braze."""
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
-    if self.ndim == 1:
-        return iter(self.numpy())
     return (self[i] for i in range(self.shape[0]))
 
 
