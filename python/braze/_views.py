@@ -269,6 +269,14 @@ def _reshape_method(self, *shape, order="C"):
                    order)
 
 
+def _wrapping(wrapper, fn):
+    """wrapper with fn's name, doc and signature (inspect follows
+    __wrapped__; the array API's tests read the signatures). Not
+    functools.wraps: a nanobind function's __qualname__ is no string."""
+    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = fn.__name__, fn.__doc__, fn
+    return wrapper
+
+
 # id(tensor) -> (weak reference, whether a broadcast made it): read-only
 # tensors, as NumPy's broadcast views and arrays whose flags.writeable was
 # turned off (and the views made of them).
@@ -298,8 +306,7 @@ def read_only_results(fn):
                 set_read_only(v, True, broadcast=True)
         return result
 
-    broadcast.__name__, broadcast.__doc__ = fn.__name__, fn.__doc__
-    return broadcast
+    return _wrapping(broadcast, fn)
 
 
 # The movement functions whose results are views in NumPy, as users call
@@ -321,8 +328,7 @@ def tracking(fn, on_numpy):
             _track(result, x, _Movement(fn, on_numpy, args, kwargs))
         return result
 
-    movement.__name__, movement.__doc__ = fn.__name__, fn.__doc__
-    return movement
+    return _wrapping(movement, fn)
 
 
 def install():
