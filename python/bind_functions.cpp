@@ -134,8 +134,8 @@ void bind_runtime(nb::module_& m) {
     // [Device programs]): its library calls' post-ops and workspaces.
     bool on_device = !ts.empty() && !ts[0].device().is_cpu();
     std::shared_ptr<cuda::DeviceExecutor> ex = on_device ? cuda_executor(ts[0].device()) : nullptr;
-    // With the values realize would keep (Note [Held values are kept]).
-    Schedule s = realize_schedule(lower(with_held_values(ts), {.elements_as_inputs = true}).graph, ex.get());  // Note [One schedule]
+    // With the values realize would keep (Note [Held values are kept]); Note [One schedule].
+    Schedule s = realize_schedule(lower(with_held_values(ts), {.elements_as_inputs = true}).graph, ex.get());
     return explain(s) + memplan::explain_plan(s, on_device ? device_plan_options() : memplan::PlanOptions{});
   }, "tensors"_a, nb::call_guard<nb::gil_scoped_release>());  // Note [The GIL]: library primitives are made
   m.def("clear_programs", []() { Runtime::get().programs().clear(); });

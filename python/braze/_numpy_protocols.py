@@ -189,7 +189,11 @@ def _functions(bz):
         if order not in ("C", "F"):
             raise _unsupported("numpy.reshape(order=...)", f" for order={order!r}")
         shape = newshape if shape is None else shape
-        result = bz._views.reshape(bz.asarray(a), shape, order)
+        a = bz.asarray(a)
+        result = bz._views.reshape(a, shape, order)
+        if copy is False and result is not a and not bz._views.tracked(result):
+            raise ValueError("numpy.reshape: unable to avoid creating a copy while reshaping (copy=False), as in "
+                             "NumPy: the tensor's strides do not allow a view of this shape")
         return bz.copy(result) if copy else result
 
     def where(condition, *xy):

@@ -2,8 +2,9 @@
 ops: the rotations and axis moves (``rot90``, ``rollaxis``), ``block``,
 ``choose``, ``compress`` and ``extract``, ``ediff1d``, ``trim_zeros``,
 the index helpers ``diag_indices_from``, ``tril_indices_from`` and
-``triu_indices_from``, ``sliding_window_view``, ``apply_along_axis``, ``apply_over_axes`` and the
-aliasing tests ``may_share_memory`` and ``shares_memory``
+``triu_indices_from``, ``sliding_window_view``, ``apply_along_axis``,
+``apply_over_axes`` and the aliasing tests ``may_share_memory`` and
+``shares_memory``
 (python/braze/_math_extras.py has the element-wise and nan- ones).
 
 Lazy: rot90 and rollaxis are views (flips and transposes); block,
@@ -406,7 +407,11 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
     stacked along a new last axis (window offset j is the slice
     [j : j + n - w + 1]), so a window of w is w lazy slices joined (Note
     [Lazy concatenation]: up to 8 lazily, more realize). A copy, not a
-    view: NumPy's is read-only, so no program can tell."""
+    view, read-only as NumPy's view is; writeable=True, a view whose
+    writes reach x in NumPy, is a TypeError."""
+    if writeable:
+        raise TypeError("sliding_window_view: writeable=True is not supported (braze's windows are a copy of x, "
+                        "not a view that writes through to it)")
     bz = _bz()
     x = _t(x)
     shape = tuple(window_shape) if np.iterable(window_shape) else (window_shape,)
@@ -432,6 +437,7 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
             out = bz.zeros((*out.shape[:ax], n + 1, *out.shape[ax + 1:], 0), dtype=out.dtype)
             continue
         out = bz.stack([out[(*lead, slice(j, j + n - w + 1))] for j in range(w)], axis=-1)
+    _views.set_read_only(out, True, broadcast=True)
     return out
 
 

@@ -804,3 +804,8 @@ def test_sliding_window_view_errors():
         np.lib.stride_tricks.sliding_window_view(t, (-1,), axis=0)
     with pytest.raises(np.exceptions.AxisError):
         np.lib.stride_tricks.sliding_window_view(t, (2,), axis=2)
+    windows = np.lib.stride_tricks.sliding_window_view(t, (2, 2))
+    with pytest.raises(ValueError, match="read-only"):  # as NumPy's
+        windows[0, 0] = 1.0
+    with pytest.raises(TypeError, match="writeable=True is not supported"):
+        np.lib.stride_tricks.sliding_window_view(t, (2, 2), writeable=True)

@@ -270,3 +270,17 @@ def test_a_view_does_not_hold_a_lazy_base():
     assert float(heads[0, 0, 0]) == -1.0 and float(heads[1, 0, 0]) == 6.0
     gc.collect()
     assert not any(not views for views in _views._views_of.values())
+
+
+def test_reshape_copy_false_as_numpys():
+    a = np.arange(12.0).reshape(3, 4)
+    t = bz.asarray(a.copy())
+    assert np.reshape(t, (4, 3), copy=False).base is t
+    assert np.reshape(t[:, ::2], -1, copy=False).base is not None  # uniform strides: a view
+    with pytest.raises(ValueError, match="unable to avoid creating a copy"):
+        np.reshape(t[:, 1:3], -1, copy=False)
+    with pytest.raises(ValueError):
+        np.reshape(a[:, 1:3], -1, copy=False)  # NumPy's own refusal
+    c = np.reshape(t, (4, 3), copy=True)
+    c[0, 0] = -1.0
+    assert float(t[0, 0]) == 0.0
