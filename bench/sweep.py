@@ -89,7 +89,7 @@ SIZES = {"1K": 1 << 10, "64K": 1 << 16, "1M": 1 << 20, "16M": 1 << 24}
 SHAPES = {1 << 10: (32, 32), 1 << 16: (256, 256), 1 << 20: (1024, 1024), 1 << 24: (4096, 4096)}
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FLOATS = [np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16), BF16]
-INTS = [np.dtype(np.int8), np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.uint8)]
+INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32)]
 BOOL = np.dtype(np.bool_)
 DTYPES = FLOATS + INTS + [BOOL]
 LAYOUTS = ["contiguous", "transposed", "broadcast", "sliced", "strided"]
@@ -106,7 +106,8 @@ WORST = 25
 # Each domain: floats uniform in [lo, hi), integers in [lo, hi] (per dtype), bools at random.
 FLOAT_DOMAINS = {"any": (-4.0, 4.0), "pos": (0.25, 4.0), "unit": (-0.95, 0.95), "ge1": (1.0, 5.0),
                  "small": (-2.0, 2.0), "near1": (0.99, 1.01)}
-INT_ANY = {"int8": (-30, 30), "uint8": (0, 40), "int32": (-1000, 1000), "int64": (-1000, 1000)}
+INT_ANY = {"int8": (-30, 30), "uint8": (0, 40), "int16": (-200, 200), "uint16": (0, 300), "int32": (-1000, 1000),
+           "uint32": (0, 1000), "int64": (-1000, 1000)}
 INT_DOMAINS = {"pos": (1, 30), "unit": (-1, 1), "ge1": (1, 30), "small": (0, 3), "near1": (-1, 1)}
 DOMAIN_INDEX = {d: i for i, d in enumerate(list(FLOAT_DOMAINS) + ["cond"])}
 
@@ -124,7 +125,7 @@ def domain_values(pool, domain, dtype, count, offset):
         lo, hi = FLOAT_DOMAINS[domain]
         return (lo + (hi - lo) * u).astype(dtype)
     lo, hi = INT_ANY[dtype.name] if domain == "any" else INT_DOMAINS[domain]
-    if dtype == np.uint8:
+    if dtype.kind == "u":
         lo = max(lo, 0)
     return (lo + np.floor(u * (hi - lo + 1))).astype(dtype)
 

@@ -49,6 +49,9 @@ double load_double(DType t, const std::byte* b, int64_t i) {
     case DType::Bool: return read<uint8_t>(b, i) != 0;
     case DType::UInt8: return read<uint8_t>(b, i);
     case DType::Int8: return read<int8_t>(b, i);
+    case DType::UInt16: return read<uint16_t>(b, i);
+    case DType::Int16: return read<int16_t>(b, i);
+    case DType::UInt32: return read<uint32_t>(b, i);
     case DType::Int32: return read<int32_t>(b, i);
     case DType::Int64: return static_cast<double>(read<int64_t>(b, i));
     case DType::Float16: return half_to_float(read<uint16_t>(b, i));
@@ -65,6 +68,9 @@ int64_t load_int(DType t, const std::byte* b, int64_t i) {
     case DType::Bool: return read<uint8_t>(b, i) != 0;
     case DType::UInt8: return read<uint8_t>(b, i);
     case DType::Int8: return read<int8_t>(b, i);
+    case DType::UInt16: return read<uint16_t>(b, i);
+    case DType::Int16: return read<int16_t>(b, i);
+    case DType::UInt32: return read<uint32_t>(b, i);
     case DType::Int32: return read<int32_t>(b, i);
     case DType::Int64: return read<int64_t>(b, i);
     case DType::Float16:
@@ -81,6 +87,9 @@ void store_int(DType t, std::byte* b, int64_t i, int64_t v) {
     case DType::Bool: return write<uint8_t>(b, i, v != 0);
     case DType::UInt8: return write<uint8_t>(b, i, static_cast<uint8_t>(v));
     case DType::Int8: return write<int8_t>(b, i, static_cast<int8_t>(v));
+    case DType::UInt16: return write<uint16_t>(b, i, static_cast<uint16_t>(v));
+    case DType::Int16: return write<int16_t>(b, i, static_cast<int16_t>(v));
+    case DType::UInt32: return write<uint32_t>(b, i, static_cast<uint32_t>(v));
     case DType::Int32: return write<int32_t>(b, i, static_cast<int32_t>(v));
     case DType::Int64: return write<int64_t>(b, i, v);
     case DType::Float16:
@@ -96,6 +105,9 @@ void store_double(DType t, std::byte* b, int64_t i, double v) {
     case DType::Bool: return write<uint8_t>(b, i, v != 0);
     case DType::UInt8:
     case DType::Int8:
+    case DType::UInt16:
+    case DType::Int16:
+    case DType::UInt32:
     case DType::Int32:
     case DType::Int64: return store_int(t, b, i, float_to_int64(v));
     // float16 rounds once, as NumPy's astype does; bfloat16 through float32,

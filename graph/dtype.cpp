@@ -9,8 +9,8 @@ namespace braze {
 
 // Note [Type promotion]
 // Same kind: the wider type wins (int8+int32 -> int32, float16+float32 ->
-// float32). Mixed signedness: uint8+int8 -> the smallest signed type holding
-// both; NumPy says int16, which braze lacks, so int32. float16+bfloat16 ->
+// float32). Mixed signedness: the smallest signed type holding both
+// (uint8+int8 -> int16, uint16+int8 -> int32), as NumPy. float16+bfloat16 ->
 // float32 (neither holds the other). Integer or bool with float: the float
 // type (PyTorch, JAX); NumPy would widen int32+float32 to float64, which on
 // accelerators is the wrong default. bool with int: the int.
@@ -29,6 +29,9 @@ constexpr DTypeInfo kInfo[] = {
     {"bool", "b1", 1, DTypeKind::Bool, false},
     {"uint8", "u8", 1, DTypeKind::Int, false},
     {"int8", "i8", 1, DTypeKind::Int, true},
+    {"uint16", "u16", 2, DTypeKind::Int, false},
+    {"int16", "i16", 2, DTypeKind::Int, true},
+    {"uint32", "u32", 4, DTypeKind::Int, false},
     {"int32", "i32", 4, DTypeKind::Int, true},
     {"int64", "i64", 8, DTypeKind::Int, true},
     {"float16", "f16", 2, DTypeKind::Float, true},
@@ -54,8 +57,8 @@ DType parse_dtype(std::string_view s) {
   if (s == "half") return DType::Float16;
   if (s == "double") return DType::Float64;
   BRAZE_CHECK(false, "unknown dtype '", s,
-              "'; expected one of bool, uint8, int8, int32, int64, float16, "
-              "bfloat16, float32, float64");
+              "'; expected one of bool, uint8, int8, uint16, int16, uint32, int32, "
+              "int64, float16, bfloat16, float32, float64");
   return DType::Float32;  // unreachable
 }
 
@@ -72,11 +75,18 @@ DType promote(DType a, DType b) {
     if (has_f16 && has_bf16) return DType::Float32;
     return itemsize(a) >= itemsize(b) ? a : b;
   }
-  // Integers. uint8 is the only unsigned type: with a signed type of the
-  // same width, go one step wider (int8 -> int32 as braze has no int16).
+  // Integers of one signedness: the wider. Mixed: the smallest signed type
+  // holding both, as NumPy (uint8 + int8 -> int16, uint32 + int32 ->
+  // int64); braze has no uint64, so a signed type wider than the unsigned
+  // one always exists.
   if (is_signed(a) == is_signed(b)) return itemsize(a) >= itemsize(b) ? a : b;
-  DType s = is_signed(a) ? a : b;
-  return s == DType::Int8 ? DType::Int32 : s;
+  DType s = is_signed(a) ? a : b, u = is_signed(a) ? b : a;
+  if (itemsize(s) > itemsize(u)) return s;
+  switch (itemsize(u)) {
+    case 1: return DType::Int16;
+    case 2: return DType::Int32;
+    default: return DType::Int64;
+  }
 }
 
 DType promote_with_scalar(DType tensor, DTypeKind scalar) {

@@ -13,6 +13,9 @@ enum class DType : uint8_t {
   Bool,
   UInt8,
   Int8,
+  UInt16,
+  Int16,
+  UInt32,
   Int32,
   Int64,
   Float16,
@@ -22,8 +25,8 @@ enum class DType : uint8_t {
 };
 
 inline constexpr DType kAllDTypes[] = {
-    DType::Bool,    DType::UInt8,    DType::Int8,    DType::Int32,  DType::Int64,
-    DType::Float16, DType::BFloat16, DType::Float32, DType::Float64,
+    DType::Bool,    DType::UInt8,   DType::Int8,     DType::UInt16,  DType::Int16,   DType::UInt32,
+    DType::Int32,   DType::Int64,   DType::Float16,  DType::BFloat16, DType::Float32, DType::Float64,
 };
 
 enum class DTypeKind : uint8_t { Bool, Int, Float };

@@ -143,8 +143,10 @@ struct Mod {
       else if (r == 0) r = copysign(T(0), b);  // a zero takes the divisor's sign too: -4.0 % 2.0 is +0.0
       return r;
     } else {
-      // x % 0 is 0; x % -1 is 0 too, and must not divide: MIN % -1 traps.
-      if (b == 0 || b == T(-1)) return T(0);
+      // x % 0 is 0; x % -1 is 0 too, and must not divide: MIN % -1 traps
+      // (for an unsigned T, T(-1) is its largest value, an ordinary divisor).
+      constexpr bool is_signed = T(-1) < T(0);
+      if (b == 0 || (is_signed && b == T(-1))) return T(0);
       T r = a % b;
       if (r != 0 && ((r < 0) != (b < 0))) r += b;
       return r;

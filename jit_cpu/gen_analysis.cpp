@@ -56,7 +56,7 @@ int64_t streaming_store_threshold() {
 
 template <class Vmm>
 bool RowKernelGen<Vmm>::is_wide(const KernelSpec& spec, const RowPlan& plan) {
-  auto wide = [](DType t) { return t == DType::Float64 || t == DType::Int64; };
+  auto wide = [](DType t) { return !lanes_of(t); };  // float64, int64, uint32
   for (const KernelInput& in : spec.inputs)
     if (wide(in.dtype)) return true;
   for (size_t v = 0; v < spec.body.size(); ++v)

@@ -32,8 +32,9 @@ void RowKernelGen<Vmm>::compute_int(const KernelOp& op, const Vmm& d, const Vmm&
       return;
     }
     case Op::Mod:
-      if (q) mod_long(d, a, b);
-      else ints_.mod(d, a, b, s0, s1, s2, s3);
+      if (!q) ints_.mod(d, a, b, s0, s1, s2, s3);
+      else if (op.dtype == DType::Int64) mod_long(d, a, b);
+      else mod_in_f64(d, a, b);
       return;
     case Op::Pow: {
       const int e = q ? alloc() : 0;  // a 64-bit multiply needs a sixth temporary
@@ -98,6 +99,25 @@ void RowKernelGen<Vmm>::compute_int(const KernelOp& op, const Vmm& d, const Vmm&
     default: break;
   }
   throw Unsupported("the op " + std::string(info(op.op).name) + " on integers");
+}
+
+// Python's % of 64-bit lanes holding values of a narrower dtype (uint32,
+// or int32 and narrower in a wide kernel): a - floor(a / b) * b in
+// float64, exact as IntOps::mod's (|a| <= 2^32, far below 2^53), and 0
+// where b is 0. Dividing lane by lane (mod_long) took 10x longer: uint32
+// `a % b` of 4M values 16 ms, NumPy's 11.
+template <class Vmm>
+void RowKernelGen<Vmm>::mod_in_f64(const Vmm& d, const Vmm& a, const Vmm& b) {
+  const Vmm s0 = scratch(0), s1 = scratch(1), fa = scratch(2), fb = scratch(3), t = scratch(4);
+  longs_.to_f64(fa, a, s0, s1);
+  longs_.to_f64(fb, b, s0, s1);
+  vdivpd(t, fa, fb);
+  ops_.round_f64(t, t, 1);  // floor
+  vmulpd(t, t, fb);         // exact: |floor(a / b) b| < |a| + |b|
+  vsubpd(fa, fa, t);
+  longs_.trunc_from_f64(t, fa, s0, s1, fb);
+  longs_.nonzero(s0, b);
+  vandps(d, t, s0);
 }
 
 // Python's %, the sign of the divisor's, lane by lane in general registers

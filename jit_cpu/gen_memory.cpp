@@ -111,6 +111,8 @@ void RowKernelGen<Vmm>::load_converted(DType t, const Vmm& dst, Xbyak::RegExp at
     case DType::Int32: load([&](const Vmm& d) { vmovups(d, from); }); break;
     case DType::Int8: load([&](const Vmm& d) { vpmovsxbd(d, from); }); break;
     case DType::UInt8: load([&](const Vmm& d) { vpmovzxbd(d, from); }); break;
+    case DType::Int16: load([&](const Vmm& d) { vpmovsxwd(d, from); }); break;
+    case DType::UInt16: load([&](const Vmm& d) { vpmovzxwd(d, from); }); break;
     case DType::Float16: load([&](const Vmm& d) { vcvtph2ps(d, from); }); break;
     case DType::BFloat16:
       load([&](const Vmm& d) { vpmovzxwd(d, from); });
@@ -368,16 +370,17 @@ void RowKernelGen<Vmm>::load_constant(int32_t k, const Vmm& dst) {
     case KernelInput::Kind::Buffer: break;
   }
   input_base(k);
+  auto broadcast_r9d = [&] {
+    vmovd(x0, r9d);
+    vpbroadcastd(dst, x0);
+  };
   switch (in.dtype) {
     case DType::Float32:
     case DType::Int32: vbroadcastss(dst, dword[rax]); return;
-    case DType::Int8:
-    case DType::UInt8:
-      if (in.dtype == DType::Int8) movsx(r9d, byte[rax]);
-      else movzx(r9d, byte[rax]);
-      vmovd(x0, r9d);
-      vpbroadcastd(dst, x0);
-      return;
+    case DType::Int8: movsx(r9d, byte[rax]); return broadcast_r9d();
+    case DType::UInt8: movzx(r9d, byte[rax]); return broadcast_r9d();
+    case DType::Int16: movsx(r9d, word[rax]); return broadcast_r9d();
+    case DType::UInt16: movzx(r9d, word[rax]); return broadcast_r9d();
     case DType::Float16:
     case DType::BFloat16:
       load_half_float(in.dtype, x0);
@@ -385,8 +388,7 @@ void RowKernelGen<Vmm>::load_constant(int32_t k, const Vmm& dst) {
       return;
     case DType::Bool:
       movzx(r9d, byte[rax]);
-      vmovd(x0, r9d);
-      vpbroadcastd(dst, x0);
+      broadcast_r9d();
       int_to_mask(dst);
       return;
     default: throw Unsupported("loads of " + std::string(name(in.dtype)));
@@ -437,6 +439,8 @@ void RowKernelGen<Vmm>::store_element(size_t k, const Vmm& x, bool tail) {
         return;
       case DType::Int8:
       case DType::UInt8: tail ? vpmovdb(at | k1, x) : vpmovdb(at, x); return;  // in range: truncation is exact
+      case DType::Int16:
+      case DType::UInt16: tail ? vpmovdw(at | k1, x) : vpmovdw(at, x); return;
       case DType::Float16: tail ? vcvtps2ph(at | k1, x, 0) : vcvtps2ph(at, x, 0); return;
       case DType::BFloat16:
         to_bf16_bits(scratch(0), x);
@@ -484,6 +488,14 @@ void RowKernelGen<Vmm>::store_element(size_t k, const Vmm& x, bool tail) {
         vextracti128(x1, x, 1);
         vpackusdw(x0, xl, x1);
         vpackuswb(x0, x0, x0);
+        break;
+      case DType::Int16:
+        vextracti128(x1, x, 1);
+        vpackssdw(x0, xl, x1);
+        break;
+      case DType::UInt16:
+        vextracti128(x1, x, 1);
+        vpackusdw(x0, xl, x1);
         break;
       default: throw Unsupported("stores of " + std::string(name(o.dtype)));
     }
@@ -546,6 +558,11 @@ void RowKernelGen<Vmm>::store_scalar(size_t k, const Vmm& x) {
     case DType::UInt8:
       vmovd(r9d, xv);
       mov(byte[rax], r9b);
+      return;
+    case DType::Int16:
+    case DType::UInt16:
+      vmovd(r9d, xv);
+      mov(word[rax], r9w);
       return;
     case DType::Bool:
       vmovd(r9d, xv);

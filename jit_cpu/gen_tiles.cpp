@@ -347,7 +347,7 @@ void RowKernelGen<Vmm>::row_of_group(int a) {
 
 // Note [Narrow tiles]
 // A tile holds 32-bit lanes whatever its input's dtype: an 8- or 16-bit
-// input (int8, uint8, bool, float16, bfloat16) is widened as its 4
+// input (int8, uint8, int16, uint16, bool, float16, bfloat16) is widened as its 4
 // elements of a column are loaded (vpmovsxbd, vcvtph2ps, ...), so the
 // transpose below is the float32 one and a tile row is read as the lanes
 // load_element would have made. What is left of the conversion (bfloat16's
@@ -366,6 +366,8 @@ void RowKernelGen<Vmm>::tile_load(DType t, const Xbyak::Xmm& x, const Xbyak::Add
     case DType::UInt8:
     case DType::Bool: vpmovzxbd(x, at); return;
     case DType::Float16: vcvtph2ps(x, at); return;
+    case DType::Int16: vpmovsxwd(x, at); return;
+    case DType::UInt16:
     case DType::BFloat16: vpmovzxwd(x, at); return;
     default: throw Unsupported("tiles of " + std::string(name(t)));
   }

@@ -1,7 +1,7 @@
 // Loads and stores of wide kernels (Note [Wide kernels] in lanes.h): float64
 // and int64 as they are, float32, float16 and bfloat16 widened exactly on
-// load (rounded on store, through float32 as the reference rounds), int32,
-// int8 and uint8 sign- or zero-extended on load (narrowed on store), bools
+// load (rounded on store, through float32 as the reference rounds), the
+// narrower integers sign- or zero-extended on load (narrowed on store), bools
 // as 64-bit masks; tails under k1 (AVX-512) or vmaskmov or the bounce area
 // (AVX2), strided inputs by gathers, aranges computed.
 #include <array>
@@ -43,18 +43,20 @@ void RowKernelGen<Vmm>::load_wide_at(DType t, const Vmm& dst, Xbyak::Address at,
       return;
     case DType::Float32:
     case DType::Int32:  // into half a register, then widened
+    case DType::UInt32:
       if (!tail) vmovups(h, at);
       else if constexpr (kZmm) vmovups(h | k1 | T_z, at);
       else {
         vmovups(Half(4), tail_mask(4));
         vmaskmovps(h, Half(4), at);
       }
-      if (t == DType::Float32) vcvtps2pd(dst, h);
-      else vpmovsxdq(dst, h);
+      widen_dwords(dst, t);
       return;
     case DType::Bool:
     case DType::Int8:
     case DType::UInt8:
+    case DType::Int16:
+    case DType::UInt16:
     case DType::Float16:
     case DType::BFloat16:
       if (tail && !kZmm) {
@@ -70,7 +72,7 @@ void RowKernelGen<Vmm>::load_wide_at(DType t, const Vmm& dst, Xbyak::Address at,
 }
 
 // dst = the V elements of 8 or 16 bits at `at` (t: bool, int8, uint8,
-// float16 or bfloat16) in 64-bit lanes, the lanes past a tail zero
+// int16, uint16, float16 or bfloat16) in 64-bit lanes, the lanes past a tail zero
 // (AVX-512; AVX2 tails come from the bounce area).
 template <class Vmm>
 void RowKernelGen<Vmm>::widen_small(const Vmm& dst, const Xbyak::Address& at, DType t, bool tail) {
@@ -84,6 +86,8 @@ void RowKernelGen<Vmm>::widen_small(const Vmm& dst, const Xbyak::Address& at, DT
   switch (t) {
     case DType::Int8: vpmovsxbq(masked(dst), at); return;
     case DType::UInt8: vpmovzxbq(masked(dst), at); return;
+    case DType::Int16: vpmovsxwq(masked(dst), at); return;
+    case DType::UInt16: vpmovzxwq(masked(dst), at); return;
     case DType::Bool:
       vpmovzxbq(masked(dst), at);
       vxorpd(scratch(4), scratch(4), scratch(4));
@@ -176,8 +180,17 @@ void RowKernelGen<Vmm>::gather_wide(int32_t k, const Vmm& dst, bool tail) {
       vgatherdps(h, ptr[rax + idx * 4], Half(4));
     }
   }
-  if (f64) return;
-  if (in.dtype == DType::Float32) vcvtps2pd(dst, h);
+  if (!f64) widen_dwords(dst, in.dtype);
+}
+
+// dst = the V 32-bit elements of dtype t in the low half of dst, widened
+// to 64-bit lanes: float32 exactly to float64, int32 sign-extended, uint32
+// zero-extended.
+template <class Vmm>
+void RowKernelGen<Vmm>::widen_dwords(const Vmm& dst, DType t) {
+  const Half h(dst.getIdx());
+  if (t == DType::Float32) vcvtps2pd(dst, h);
+  else if (t == DType::UInt32) vpmovzxdq(dst, h);
   else vpmovsxdq(dst, h);
 }
 
@@ -222,6 +235,15 @@ void RowKernelGen<Vmm>::load_constant_wide(int32_t k, const Vmm& dst) {
       return;
     case DType::Int32:
       movsxd(r9, dword[rax]);
+      return broadcast_r9();
+    case DType::UInt32:
+      mov(r9d, dword[rax]);  // zero-extends into r9
+      return broadcast_r9();
+    case DType::Int16:
+      movsx(r9, word[rax]);
+      return broadcast_r9();
+    case DType::UInt16:
+      movzx(r9d, word[rax]);
       return broadcast_r9();
     case DType::Int8:
       movsx(r9, byte[rax]);
@@ -290,6 +312,7 @@ void RowKernelGen<Vmm>::store_wide(size_t k, const Vmm& x, bool tail) {
       bounce_out(2);
       return;
     case DType::Int32:  // in range: truncation is exact
+    case DType::UInt32:
       if constexpr (kZmm) {
         vpmovqd(Half(0), x);
       } else {
@@ -299,21 +322,26 @@ void RowKernelGen<Vmm>::store_wide(size_t k, const Vmm& x, bool tail) {
       return store_half(at, tail);
     case DType::Int8:
     case DType::UInt8:
+    case DType::Int16:
+    case DType::UInt16:  // in range: truncation and the saturating packs are exact
       if constexpr (kZmm) {
-        tail ? vpmovqb(at | k1, x) : vpmovqb(at, x);
+        if (size == 1) tail ? vpmovqb(at | k1, x) : vpmovqb(at, x);
+        else tail ? vpmovqw(at | k1, x) : vpmovqw(at, x);
         return;
       }
       vextracti128(x1, x, 1);
-      vshufps(x0, xl, x1, 0x88);
-      vpackssdw(x0, x0, x0);  // in range: the saturating packs are exact
+      vshufps(x0, xl, x1, 0x88);  // the low dword of each lane
+      if (o.dtype == DType::UInt16) vpackusdw(x0, x0, x0);
+      else vpackssdw(x0, x0, x0);
       if (o.dtype == DType::Int8) vpacksswb(x0, x0, x0);
-      else vpackuswb(x0, x0, x0);
+      if (o.dtype == DType::UInt8) vpackuswb(x0, x0, x0);
       if (!tail) {
-        vmovd(dword[rax + r8], x0);
+        if (size == 1) vmovd(at, x0);
+        else vmovq(at, x0);
         return;
       }
       vmovdqu(ptr[rsp + kBounce], x0);
-      bounce_out(1);
+      bounce_out(size);
       return;
     case DType::Bool:  // a bit per lane, then a byte per bit
       if constexpr (kZmm) {
@@ -365,7 +393,13 @@ void RowKernelGen<Vmm>::store_scalar_wide(size_t k, const Vmm& x) {
     case DType::BFloat16:
       vcvtsd2ss(x0, xv, xv);
       return store_float_scalar(o.dtype, x0);
-    case DType::Int32: vmovss(dword[rax], xv); return;
+    case DType::Int32:
+    case DType::UInt32: vmovss(dword[rax], xv); return;
+    case DType::Int16:
+    case DType::UInt16:
+      vmovd(r9d, xv);
+      mov(word[rax], r9w);
+      return;
     case DType::Int8:
     case DType::UInt8:
       vmovd(r9d, xv);

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "graph/dtype.h"
+#include "jit_cpu/lanes.h"
 #include "jit_cpu/vector_ops.h"
 
 namespace braze::jit {
@@ -65,16 +66,18 @@ class IntOps {
   }
 
   // Wraps int32 lanes to the range of `to` (two's complement truncation,
-  // as the reference's store): int8 sign-extends the low byte, uint8 keeps
-  // it. `from` names what the lanes hold now, to skip what cannot change them.
+  // as the reference's store): int8 and int16 sign-extend their low byte
+  // or word, uint8 and uint16 keep it. `from` names what the lanes hold
+  // now, to skip what cannot change them.
   void wrap(const R& dst, const R& x, DType from, DType to) {
-    if (to == DType::Int8 && from != DType::Int8) {
-      c_.vpslld(dst, x, 24);
-      c_.vpsrad(dst, dst, 24);
-    } else if (to == DType::UInt8 && from != DType::UInt8 && from != DType::Bool) {
-      c_.vandps(dst, x, k_.bits_of(0xff));
-    } else if (dst.getIdx() != x.getIdx()) {
-      c_.vmovaps(dst, x);
+    if (holds_all(to, from)) {
+      if (dst.getIdx() != x.getIdx()) c_.vmovaps(dst, x);
+    } else if (is_signed(to)) {
+      const uint8_t unused = static_cast<uint8_t>(32 - 8 * itemsize(to));
+      c_.vpslld(dst, x, unused);
+      c_.vpsrad(dst, dst, unused);
+    } else {
+      c_.vandps(dst, x, k_.bits_of(to == DType::UInt8 ? 0xff : 0xffff));
     }
   }
 

@@ -78,6 +78,14 @@ int64_t KernelCache::bytes() {
 
 namespace {
 
+// v wrapped to integer dtype t and sign- or zero-extended back, as the
+// reference stores and loads it.
+int64_t wrapped(DType t, int64_t v) {
+  std::byte value[8];
+  store_int(t, value, 0, v);
+  return load_int(t, value, 0);
+}
+
 // Value j of a scalar or arange argument as the lane it fills (LaunchArgs).
 // An arange's start and step wrap to 32 bits: its int32 arithmetic is
 // modulo 2^32, like the int64 arithmetic of the reference then wrapped.
@@ -89,10 +97,7 @@ uint32_t lane_bits(DType t, const KernelArg& arg, int j) {
     case Lanes::Double:
     case Lanes::Long: break;
   }
-  int64_t v = arg.integer[j];
-  if (t == DType::Int8) v = static_cast<int8_t>(v);
-  if (t == DType::UInt8) v = static_cast<uint8_t>(v);
-  return static_cast<uint32_t>(v);
+  return static_cast<uint32_t>(wrapped(t, arg.integer[j]));
 }
 
 // The same as a 64-bit lane of a wide kernel (Note [Wide kernels]): an
@@ -109,8 +114,7 @@ uint64_t wide_lane_bits(const KernelInput& in, const KernelArg& arg, int j) {
     store_double(t, value, 0, arg.real[j]);
     return std::bit_cast<uint64_t>(load_double(t, value, 0));
   }
-  if (t == DType::Int64) return static_cast<uint64_t>(arg.integer[j]);
-  return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(lane_bits(t, arg, j))));
+  return static_cast<uint64_t>(wrapped(t, arg.integer[j]));
 }
 
 }  // namespace

@@ -13,11 +13,12 @@ namespace braze::jit {
 //   Float  float32; float16 and bfloat16 widen on load and round on store
 //          (and on a cast), so they compute in float32 as the reference's
 //          "float32 or wider" promises;
-//   Int    int8, uint8 and int32 as int32, sign- or zero-extended: a lane
-//          always holds the value itself, so int32 instructions (vpaddd,
-//          vpcmpgtd, vpmaxsd) compute on every integer dtype alike, uint8
-//          compares included. A result of an 8-bit dtype is wrapped back
-//          into its range after every op (an int8 127 + 1 is -128 before
+//   Int    int8, uint8, int16, uint16 and int32 as int32, sign- or
+//          zero-extended: a lane always holds the value itself, so int32
+//          instructions (vpaddd, vpcmpgtd, vpmaxsd) compute on every integer
+//          dtype alike, unsigned compares included. A result of an 8- or
+//          16-bit dtype is wrapped back into its range after every op (an
+//          int8 127 + 1 is -128 before
 //          anything reads it), as the reference stores each value in its
 //          dtype; int32 arithmetic wraps by itself;
 //   Mask   bool as all ones or zero, what compares produce and blends read.
@@ -27,13 +28,13 @@ namespace braze::jit {
 // the 64-bit lanes of a wide kernel (Note [Wide kernels]).
 //
 // Note [Wide kernels]
-// A spec with a float64 or int64 input or value (other than an int64 row
+// A spec with a float64, int64 or uint32 input or value (other than an int64 row
 // total that a 32-bit kernel only stores, Note [Integer sums]) is emitted
 // as a wide kernel: every register holds half as many 64-bit lanes (4 per
 // ymm, 8 per zmm), each of kind
 //   Double  a float64; float32 values too, widened exactly on load;
-//   Long    an integer as the int64 it is: int64, and int32, int8 and
-//           uint8 sign- or zero-extended on load, so that, as in Int
+//   Long    an integer as the int64 it is: int64, and the narrower
+//           integers sign- or zero-extended on load, so that, as in Int
 //           lanes, one set of 64-bit instructions serves every integer
 //           dtype and a narrower result wraps back into its range after
 //           each op (int32 + int32 is added in 64 bits, then wrapped);
@@ -63,12 +64,24 @@ inline std::optional<Lanes> lanes_of(DType t) {
     case DType::BFloat16: return Lanes::Float;
     case DType::Int8:
     case DType::UInt8:
+    case DType::Int16:
+    case DType::UInt16:
     case DType::Int32: return Lanes::Int;
     case DType::Bool: return Lanes::Mask;
+    case DType::UInt32:  // past int32: in 64-bit lanes (Note [Wide kernels])
     case DType::Int64:
     case DType::Float64: break;
   }
   return std::nullopt;
+}
+
+// Whether every value of integer dtype `from` is one of `to` (bool's 0
+// and 1 are every integer's): wrapping lanes of `from` to `to` changes
+// nothing.
+inline bool holds_all(DType to, DType from) {
+  if (from == to || from == DType::Bool) return true;
+  if (is_signed(from) == is_signed(to)) return itemsize(from) <= itemsize(to);
+  return !is_signed(from) && itemsize(from) < itemsize(to);
 }
 
 // The dtype whose values fill lanes of kind `l` exactly: what an argument

@@ -99,16 +99,13 @@ class LongOps {
   // (two's complement truncation, as the reference's store), sign- or
   // zero-extended: a lane always holds the value itself.
   void wrap(const R& dst, const R& x, DType from, DType to, const R& s) {
-    const bool fits = to == DType::Int64 || from == DType::Bool || from == to ||
-                      (to == DType::Int32 && from != DType::Int64);
-    if (fits) {
+    const int bits = 8 * static_cast<int>(itemsize(to));
+    if (holds_all(to, from)) {
       if (dst.getIdx() != x.getIdx()) c_.vmovaps(dst, x);
-    } else if (to == DType::UInt8) {
-      c_.vandps(dst, x, k_.bits64(0xff));
-    } else if (to == DType::Int32) {
-      sign_extend(dst, x, 32, s);
-    } else {  // int8
-      sign_extend(dst, x, 8, s);
+    } else if (is_signed(to)) {
+      sign_extend(dst, x, bits, s);
+    } else {
+      c_.vandps(dst, x, k_.bits64((uint64_t{1} << bits) - 1));
     }
   }
 

@@ -433,6 +433,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void load_wide_at(DType t, const Vmm& dst, Xbyak::Address at, bool tail);
   void gather_wide(int32_t k, const Vmm& dst, bool tail);
   void widen_small(const Vmm& dst, const Xbyak::Address& at, DType t, bool tail);
+  void widen_dwords(const Vmm& dst, DType t);
   void arange_wide(int32_t k, const Vmm& dst);
   void load_constant_wide(int32_t k, const Vmm& dst);
   void store_wide(size_t k, const Vmm& x, bool tail);
@@ -461,6 +462,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   void compute_int(const KernelOp& op, const Vmm& d, const Vmm& a, const Vmm& b);
   void mod_long(const Vmm& d, const Vmm& a, const Vmm& b);
+  void mod_in_f64(const Vmm& d, const Vmm& a, const Vmm& b);
 
   // --- element-wise ops of wide kernels: gen_wide.cpp ------------------------
 

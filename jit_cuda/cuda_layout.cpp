@@ -122,6 +122,9 @@ const char* storage_type(DType t) {
     case DType::Bool: return "unsigned char";
     case DType::UInt8: return "unsigned char";
     case DType::Int8: return "signed char";
+    case DType::UInt16: return "unsigned short";
+    case DType::Int16: return "short";
+    case DType::UInt32: return "unsigned int";
     case DType::Int32: return "int";
     case DType::Int64: return "long long";
     case DType::Float16: return "bz::f16_bits";

@@ -19,6 +19,9 @@ inline nb::dlpack::dtype dlpack_dtype(DType t) {
     case DType::Bool: return d(dtype_code::Bool, 8);
     case DType::UInt8: return d(dtype_code::UInt, 8);
     case DType::Int8: return d(dtype_code::Int, 8);
+    case DType::UInt16: return d(dtype_code::UInt, 16);
+    case DType::Int16: return d(dtype_code::Int, 16);
+    case DType::UInt32: return d(dtype_code::UInt, 32);
     case DType::Int32: return d(dtype_code::Int, 32);
     case DType::Int64: return d(dtype_code::Int, 64);
     case DType::Float16: return d(dtype_code::Float, 16);

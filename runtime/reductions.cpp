@@ -43,9 +43,9 @@ int64_t count(const Tensor& x, const std::vector<int64_t>& axes) {
 }  // namespace
 
 DType stats_dtype(DType t) {
-  // int32 too: float32 holds 24 bits of a 32-bit value, so int32 sums
-  // with cancellation lost all of a small mean.
-  if (t == DType::Int32 || t == DType::Int64 || t == DType::Float64) return DType::Float64;
+  // 32-bit integers too: float32 holds 24 bits of a 32-bit value, so int32
+  // sums with cancellation lost all of a small mean.
+  if (t == DType::Int32 || t == DType::UInt32 || t == DType::Int64 || t == DType::Float64) return DType::Float64;
   return DType::Float32;
 }
 

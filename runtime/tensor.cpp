@@ -34,6 +34,9 @@ IntRange int_range(DType t) {
   switch (t) {
     case DType::UInt8: return {0, 255};
     case DType::Int8: return {-128, 127};
+    case DType::UInt16: return {0, 65535};
+    case DType::Int16: return {-32768, 32767};
+    case DType::UInt32: return {0, UINT32_MAX};
     case DType::Int32: return {INT32_MIN, INT32_MAX};
     default: return {INT64_MIN, INT64_MAX};
   }

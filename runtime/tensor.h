@@ -210,6 +210,9 @@ constexpr DType dtype_of() {
   if constexpr (std::is_same_v<T, bool>) return DType::Bool;
   else if constexpr (std::is_same_v<T, uint8_t>) return DType::UInt8;
   else if constexpr (std::is_same_v<T, int8_t>) return DType::Int8;
+  else if constexpr (std::is_same_v<T, uint16_t>) return DType::UInt16;
+  else if constexpr (std::is_same_v<T, int16_t>) return DType::Int16;
+  else if constexpr (std::is_same_v<T, uint32_t>) return DType::UInt32;
   else if constexpr (std::is_same_v<T, int32_t>) return DType::Int32;
   else if constexpr (std::is_same_v<T, int64_t>) return DType::Int64;
   else if constexpr (std::is_same_v<T, float>) return DType::Float32;

@@ -42,12 +42,15 @@ DType dtype_of_descr(std::string descr, const std::string& name) {
   if (code == "b1") return DType::Bool;
   if (code == "u1") return DType::UInt8;
   if (code == "i1") return DType::Int8;
+  if (code == "u2") return DType::UInt16;
+  if (code == "i2") return DType::Int16;
+  if (code == "u4") return DType::UInt32;
   if (code == "i4") return DType::Int32;
   if (code == "i8") return DType::Int64;
   if (code == "f2") return DType::Float16;
   if (code == "f4") return DType::Float32;
   if (code == "f8") return DType::Float64;
-  BRAZE_CHECK(false, name, ": .npy dtype '", descr, "' is not supported (bool, uint8, int8, int32, int64, float16, ",
+  BRAZE_CHECK(false, name, ": .npy dtype '", descr, "' is not supported (bool, uint8, int8, uint16, int16, uint32, int32, int64, float16, ",
               "float32, float64)");
   return DType::Float32;
 }

@@ -12,8 +12,8 @@
 
 namespace braze::cli {
 
-// Little-endian (or byte-wide) bool, uint8, int8, int32, int64, float16,
-// float32, float64 in C order. Throws std::invalid_argument naming the file
+// Little-endian (or byte-wide) bool, uint8, int8, uint16, int16, uint32,
+// int32, int64, float16, float32, float64 in C order. Throws std::invalid_argument naming the file
 // and what is wrong (not .npy, truncated, Fortran order, an unsupported
 // dtype).
 Array read_npy(const std::string& path);

@@ -72,13 +72,17 @@ bool_ = _np.dtype("bool")
 bool = bool_  # the array API's name  # noqa: A001
 uint8 = _np.dtype("uint8")
 int8 = _np.dtype("int8")
+uint16 = _np.dtype("uint16")
+int16 = _np.dtype("int16")
+uint32 = _np.dtype("uint32")
 int32 = _np.dtype("int32")
 int64 = _np.dtype("int64")
 float16 = _np.dtype("float16")
 bfloat16 = _np.dtype(_ml_dtypes.bfloat16)
 float32 = _np.dtype("float32")
 float64 = _np.dtype("float64")
-_DTYPES = {d.name: d for d in (bool_, uint8, int8, int32, int64, float16, bfloat16, float32, float64)}
+_DTYPES = {d.name: d for d in (bool_, uint8, int8, uint16, int16, uint32, int32, int64, float16, bfloat16, float32,
+                               float64)}
 
 
 # Note [Dtype spellings]
@@ -89,7 +93,8 @@ _DTYPES = {d.name: d for d in (bool_, uint8, int8, int32, int64, float16, bfloat
 # only where NumPy reads nothing: "f32", "bf16", "i32", ... ("i8", "u8" and
 # "f16" are NumPy's int64, uint64 and float128). The core is handed the
 # canonical name only.
-_SHORT = {"bf16": bfloat16, "bfloat16": bfloat16, "f32": float32, "f64": float64, "i32": int32, "i64": int64}
+_SHORT = {"bf16": bfloat16, "bfloat16": bfloat16, "f32": float32, "f64": float64, "i16": int16, "u16": uint16,
+          "i32": int32, "u32": uint32, "i64": int64}
 
 
 # Dtype arguments met before, by value (np.dtype's .name is Python code in

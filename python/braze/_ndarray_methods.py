@@ -11,6 +11,7 @@ byte-level methods (``tobytes``, ``tofile``, ``dump``) go through the
 realized values.
 """
 
+import builtins
 import numbers
 import os
 import pickle
@@ -125,6 +126,19 @@ class _Flags:
                           ("WRITEABLE", "writeable"), ("ALIGNED", "aligned"), ("WRITEBACKIFCOPY", "writebackifcopy")))
 
 
+def _view(self, dtype=None, type=None):
+    """ndarray.view: the same memory as another dtype (``x.view(np.int32)``
+    of float32 x: its bits), a view that writes through both ways; with no
+    dtype, ``x[...]``. The bytes are x's realized values: a dtype view
+    realizes x. The last axis must be contiguous, and its bytes divide
+    evenly, as NumPy requires."""
+    if type is not None or (isinstance(dtype, builtins.type) and issubclass(dtype, np.ndarray)):
+        raise TypeError("view: braze tensors have no ndarray subclasses (type=...)")
+    if dtype is None:
+        return self[...]
+    return _views.reinterpreted(self, dtype)
+
+
 def _iter(self):
     """Iteration as NumPy's: the rows, views that write through (0-d tensors
     of a 1-D tensor). Not NumPy scalars, though min(t) would be 100x faster
@@ -172,6 +186,7 @@ def install():
     Tensor.strides = property(_strides, doc=_strides.__doc__)
     Tensor.flags = property(_Flags, doc=_Flags.__doc__)
     Tensor.__iter__ = _iter
+    Tensor.view = _view
     Tensor.shape = property(Tensor.shape.fget, _set_shape, doc="the shape, a tuple; settable as ndarray.shape")
     Tensor.flat = property(lambda self: self.numpy().flat, doc="an iterator over the values (read-only)")
     Tensor.tobytes = lambda self, order="C": self.numpy().tobytes(order)

@@ -216,23 +216,30 @@ def logical_xor(x1, x2):
 
 
 def floor_divide(x1, x2):
-    """NumPy's ``//``: from the exact remainder (Note [Exact remainder]), so
-    (a - a % b) / b is an exact integer quotient; b == 0 gives a / b for
-    floats. Integers are computed in float64, which holds int32's quotients
-    exactly; int64's past 2^53 it does not: _floor_divide_int64."""
+    """NumPy's ``//``. Floats: from the exact remainder (Note [Exact
+    remainder]), so (a - a % b) / b is an exact integer quotient; b == 0
+    gives a / b. Integers: Note [Floor division of integers]."""
     bz = _bz()
     a, b = _pair(x1, x2)
-    quotient = _core.remainder(a, b)  # promotion and its errors, as every binary op
-    dtype = quotient.dtype
-    if dtype.kind in "iu" or dtype == bz.bool_:
-        if dtype == bz.int64:
-            return _floor_divide_int64(_core.astype(a, "int64"), _core.astype(b, "int64"), quotient)
-        if dtype == bz.bool_:
-            raise TypeError("floor_divide: not supported for bool")
-        a64, b64 = _core.astype(a, "float64"), _core.astype(b, "float64")
-        q = (a64 - _core.remainder(a64, b64)) / b64
-        return _core.astype(_core.where(b64 == 0, 0.0, _core.round(q)), dtype.name)
-    q = (a - quotient) / b
+    remainder = _core.remainder(a, b)  # promotion and its errors, as every binary op
+    dtype = remainder.dtype
+    if dtype == bz.bool_:
+        raise TypeError("floor_divide: not supported for bool")
+    if dtype == bz.int64:
+        return _floor_divide_int64(_core.astype(a, "int64"), _core.astype(b, "int64"), remainder)
+    if dtype.kind in "iu":
+        # Note [Floor division of integers]
+        # For integers |a| < 2^p, p a float type's significand bits, floor
+        # of the rounded quotient is the floored quotient: where a / b
+        # falls short of an integer n it falls short by at least 1 / |b|,
+        # more than half a unit of n's last place (below |a / b| 2^-p), so
+        # it never rounds up to n. 16-bit values divide in float32, 32-bit
+        # ones in float64 (int64: _floor_divide_int64). x // 0 is 0, and
+        # the least value // -1 wraps to itself in the cast back, as NumPy.
+        ft = "float32" if dtype.itemsize <= 2 else "float64"
+        af, bf = _core.astype(a, ft), _core.astype(b, ft)
+        return _core.astype(_core.where(bf == 0, 0.0, _core.floor(af / bf)), dtype.name)
+    q = (a - remainder) / b
     return _core.where(b == 0, a / b, _core.round(q))
 
 

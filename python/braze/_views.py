@@ -191,6 +191,28 @@ class _Movement:
         base[np.unravel_index(positions, base.shape)] = _core.reshape(view, [-1])
 
 
+class _Reinterpret(_Movement):
+    """x.view(dtype): x's bytes read as dtype (fn, realized: bits are not an
+    op of the graph). Written back the same way, the view's bytes read as
+    the base's dtype."""
+
+    def write_back(self, base, view):
+        base[...] = _plain_reshape(self.fn(view, base.dtype), list(base.shape))
+
+
+def reinterpreted(x, dtype):
+    """ndarray.view(dtype): x's memory read as dtype, a view that writes
+    through both ways, as NumPy's."""
+    result = _reinterpret(x, dtype)
+    _track(result, x, _Reinterpret(_reinterpret, lambda a, d: a.view(d), (dtype,), {}))
+    return result
+
+
+def _reinterpret(x, dtype):
+    from . import _as_dtype, asarray  # a cycle: braze imports this module
+    return asarray(x.numpy().view(_as_dtype(dtype)), device=x.device)
+
+
 def numpy_view(array, key):
     """The view the key of a tracked view makes of a NumPy array of its
     base's shape (python/braze/_rearranging.py's overlap tests)."""

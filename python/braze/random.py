@@ -399,8 +399,8 @@ class Generator:
         from 32-bit halves. Without rejection it is not exactly uniform:
         each value's probability is within range / 2**64 (relative) of
         1 / range, below 2**-32 for ranges up to 2**32. low and high are
-        Python ints (not tensors); dtype int64 (the default), int32, int8 or
-        uint8."""
+        Python ints (not tensors); dtype any integer dtype (int64 by
+        default)."""
         bz = _bz()
         d = bz._as_dtype(dtype)
         if d.kind not in "iu":

@@ -12,8 +12,9 @@ namespace {
 using testing::contains;
 using testing::error_of;
 
-constexpr DType b = DType::Bool, u8 = DType::UInt8, i8 = DType::Int8, i32 = DType::Int32, i64 = DType::Int64,
-                f16 = DType::Float16, bf16 = DType::BFloat16, f32 = DType::Float32, f64 = DType::Float64;
+constexpr DType b = DType::Bool, u8 = DType::UInt8, i8 = DType::Int8, u16 = DType::UInt16, i16 = DType::Int16,
+                u32 = DType::UInt32, i32 = DType::Int32, i64 = DType::Int64, f16 = DType::Float16,
+                bf16 = DType::BFloat16, f32 = DType::Float32, f64 = DType::Float64;
 
 TEST(DType, NamesSizesAndKinds) {
   struct Row {
@@ -26,7 +27,9 @@ TEST(DType, NamesSizesAndKinds) {
   };
   const Row rows[] = {
       {b, "bool", "b1", 1, DTypeKind::Bool, false},          {u8, "uint8", "u8", 1, DTypeKind::Int, false},
-      {i8, "int8", "i8", 1, DTypeKind::Int, true},           {i32, "int32", "i32", 4, DTypeKind::Int, true},
+      {i8, "int8", "i8", 1, DTypeKind::Int, true},           {u16, "uint16", "u16", 2, DTypeKind::Int, false},
+      {i16, "int16", "i16", 2, DTypeKind::Int, true},        {u32, "uint32", "u32", 4, DTypeKind::Int, false},
+      {i32, "int32", "i32", 4, DTypeKind::Int, true},
       {i64, "int64", "i64", 8, DTypeKind::Int, true},        {f16, "float16", "f16", 2, DTypeKind::Float, true},
       {bf16, "bfloat16", "bf16", 2, DTypeKind::Float, true}, {f32, "float32", "f32", 4, DTypeKind::Float, true},
       {f64, "float64", "f64", 8, DTypeKind::Float, true},
@@ -68,21 +71,25 @@ TEST(DType, Defaults) {
 // The whole table, written out from docs/semantics.md rather than derived,
 // so that a change to promote() has to change this table too.
 TEST(DTypePromotion, TableOfAllPairs) {
-  const DType order[] = {b, u8, i8, i32, i64, f16, bf16, f32, f64};
-  const DType want[9][9] = {
-      //         b     u8    i8    i32   i64   f16   bf16  f32   f64
-      /* b    */ {b, u8, i8, i32, i64, f16, bf16, f32, f64},
-      /* u8   */ {u8, u8, i32, i32, i64, f16, bf16, f32, f64},
-      /* i8   */ {i8, i32, i8, i32, i64, f16, bf16, f32, f64},
-      /* i32  */ {i32, i32, i32, i32, i64, f16, bf16, f32, f64},
-      /* i64  */ {i64, i64, i64, i64, i64, f16, bf16, f32, f64},
-      /* f16  */ {f16, f16, f16, f16, f16, f16, f32, f32, f64},
-      /* bf16 */ {bf16, bf16, bf16, bf16, bf16, f32, bf16, f32, f64},
-      /* f32  */ {f32, f32, f32, f32, f32, f32, f32, f32, f64},
-      /* f64  */ {f64, f64, f64, f64, f64, f64, f64, f64, f64},
+  constexpr size_t n = 12;
+  const DType order[n] = {b, u8, i8, u16, i16, u32, i32, i64, f16, bf16, f32, f64};
+  const DType want[n][n] = {
+      //         b     u8    i8    u16   i16   u32   i32   i64   f16   bf16  f32   f64
+      /* b    */ {b, u8, i8, u16, i16, u32, i32, i64, f16, bf16, f32, f64},
+      /* u8   */ {u8, u8, i16, u16, i16, u32, i32, i64, f16, bf16, f32, f64},
+      /* i8   */ {i8, i16, i8, i32, i16, i64, i32, i64, f16, bf16, f32, f64},
+      /* u16  */ {u16, u16, i32, u16, i32, u32, i32, i64, f16, bf16, f32, f64},
+      /* i16  */ {i16, i16, i16, i32, i16, i64, i32, i64, f16, bf16, f32, f64},
+      /* u32  */ {u32, u32, i64, u32, i64, u32, i64, i64, f16, bf16, f32, f64},
+      /* i32  */ {i32, i32, i32, i32, i32, i64, i32, i64, f16, bf16, f32, f64},
+      /* i64  */ {i64, i64, i64, i64, i64, i64, i64, i64, f16, bf16, f32, f64},
+      /* f16  */ {f16, f16, f16, f16, f16, f16, f16, f16, f16, f32, f32, f64},
+      /* bf16 */ {bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, f32, bf16, f32, f64},
+      /* f32  */ {f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f64},
+      /* f64  */ {f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64},
   };
-  for (size_t i = 0; i < 9; ++i)
-    for (size_t j = 0; j < 9; ++j)
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
       EXPECT_EQ(promote(order[i], order[j]), want[i][j])
           << name(order[i]) << " + " << name(order[j]) << " gave " << name(promote(order[i], order[j]))
           << ", want " << name(want[i][j]);
@@ -91,7 +98,9 @@ TEST(DTypePromotion, TableOfAllPairs) {
 TEST(DTypePromotion, DocumentedExamples) {
   EXPECT_EQ(promote(i8, i32), i32);
   EXPECT_EQ(promote(f16, f32), f32);
-  EXPECT_EQ(promote(u8, i8), i32);     // NumPy: int16, which braze lacks
+  EXPECT_EQ(promote(u8, i8), i16);     // the smallest signed type holding both, as NumPy
+  EXPECT_EQ(promote(u16, i8), i32);
+  EXPECT_EQ(promote(u32, i32), i64);
   EXPECT_EQ(promote(f16, bf16), f32);  // neither holds the other
   EXPECT_EQ(promote(i32, f32), f32);   // NumPy: float64; braze follows PyTorch/JAX
   EXPECT_EQ(promote(i64, f16), f16);
@@ -118,7 +127,8 @@ TEST(DTypePromotion, ResultHoldsEachInputsKind) {
       DType r = promote(x, y);
       EXPECT_GE(static_cast<int>(kind(r)), static_cast<int>(kind(x)));
       EXPECT_GE(static_cast<int>(kind(r)), static_cast<int>(kind(y)));
-      EXPECT_TRUE(r == x || r == y || r == i32 || r == f32) << name(x) << ", " << name(y);
+      // Only mixed signedness makes a new integer type: the next signed one.
+      EXPECT_TRUE(r == x || r == y || r == i16 || r == i32 || r == i64 || r == f32) << name(x) << ", " << name(y);
     }
 }
 

@@ -196,7 +196,7 @@ TEST(Infer, DocumentedResultTypes) {
   }
   for (const char* api : {"max", "min"}) EXPECT_EQ(infer1(api, {DType::Int8}).dtype, DType::Int8) << api;
   for (const char* api : {"argmax", "argmin"}) EXPECT_EQ(infer1(api, {DType::Float16}).dtype, kI64) << api;
-  EXPECT_EQ(infer1("where", {kBool, DType::Int8, DType::UInt8}).dtype, DType::Int32);
+  EXPECT_EQ(infer1("where", {kBool, DType::Int8, DType::UInt8}).dtype, DType::Int16);
 }
 
 TEST(Infer, ElementwiseShapesBroadcast) {

@@ -29,7 +29,8 @@ using testing::kLayouts;
 using testing::Layout;
 using testing::values_of;
 
-constexpr DType kIntegral[] = {DType::Bool, DType::UInt8, DType::Int8, DType::Int32};
+constexpr DType kIntegral[] = {DType::Bool,  DType::UInt8,  DType::Int8, DType::UInt16,
+                               DType::Int16, DType::UInt32, DType::Int32};
 
 // Every element-wise op on every integral dtype in every layout runs as
 // generated code wherever the same op on float32 does: integers add no
@@ -190,15 +191,19 @@ TEST(JitCpuDtypes, CastsMatchTheReferenceAtEveryEdge) {
     Tensor x = astype(f, from);
     realize({x});
     expect_all_generated(check_both({astype(x, DType::Int32), astype(x, DType::Int8), astype(x, DType::UInt8),
+                                     astype(x, DType::Int16), astype(x, DType::UInt16), astype(x, DType::UInt32),
                                      astype(x, DType::Bool)}));
   }
   Tensor i = ints({16777217, INT32_MAX, INT32_MIN, 65520, 65519, -65536, 300, -129, 255, 256, 0, 1, -1, 33554435,
                    16777215, 2049, -2049},
                   DType::Int32);
-  for (DType to : {DType::Float32, DType::Float16, DType::BFloat16, DType::Int8, DType::UInt8, DType::Bool}) {
+  for (DType to : {DType::Float32, DType::Float16, DType::BFloat16, DType::Int8, DType::UInt8, DType::Int16,
+                   DType::UInt16, DType::UInt32, DType::Bool}) {
     SCOPED_TRACE(name(to));
     expect_all_generated(check_both({astype(i, to), astype(astype(i, DType::Int8), to),
-                                     astype(astype(i, DType::UInt8), to), astype(i > 0, to)}));
+                                     astype(astype(i, DType::UInt8), to), astype(astype(i, DType::Int16), to),
+                                     astype(astype(i, DType::UInt16), to), astype(astype(i, DType::UInt32), to),
+                                     astype(i > 0, to)}));
   }
 }
 
@@ -207,6 +212,12 @@ TEST(JitCpuDtypes, ComparisonsAcrossSignednessAndKinds) {
   Tensor s = ints({-56, 100, 0, -1, -128, 127, 1, -6, 3, -4, 5, -6, 7, -8, 9, -10, 127}, DType::Int8);
   expect_all_generated(check_both({u > 100, u < 200, u >= s, equal(u, astype(s, DType::UInt8)), s <= u, not_equal(u, s),
                                    maximum(u, s), minimum(u, s), u + s, equal(u > 3, s > 3), (u > 3) < (s > 3)}));
+  // Wider: uint16 with int16 computes in int32, uint32 with int32 in int64
+  // (the values reach both ends of each range).
+  Tensor u16 = astype(u, DType::UInt16) * 257, s16 = astype(s, DType::Int16) * 257;
+  Tensor u32 = astype(u16, DType::UInt32) * 65537, s32 = astype(s16, DType::Int32) * 65537;
+  expect_all_generated(check_both({u16 > s16, maximum(u16, s16), u16 + s16, u16 * u16, u32 > s32, minimum(u32, s32),
+                                   u32 - s32, u32 < int64_t{3000000000}, u32 * u32, u32 / u16, u32 % u16}));
   // Mixed with floats: the integers are converted (exactly, for 8 bits).
   Tensor f = values_of(DType::Float32, {1, 17}, 5);
   expect_all_generated(check_both({s + f, u * astype(f, DType::Float16), s < f, where(u > 100, s, f), exp(s),
@@ -226,11 +237,11 @@ TEST(JitCpuDtypes, ScalarsAndAranges) {
   expect_all_generated(check_both({i8 + 3, u8 * 200, i32 - 2000000000, i32 * 2.5, i8 > 1.5, where(u8 > 9, i8, 7),
                                    full({3, 33}, Scalar(int64_t{-5}), DType::Int8) + i8, logical_and(i8, true)},
                                   1e-6));
-  for (DType t : {DType::Int32, DType::Int8, DType::UInt8}) {
+  for (DType t : {DType::Int32, DType::Int8, DType::UInt8, DType::Int16, DType::UInt16, DType::UInt32}) {
     SCOPED_TRACE(name(t));
     // Past the dtype's range the elements wrap; the start must fit it
     // (Note [NumPy's arange]: uint8 from -70 is an OverflowError).
-    Tensor a = arange(Scalar(int64_t{t == DType::UInt8 ? 0 : -70}), Scalar(int64_t{300}), Scalar(int64_t{3}), t);
+    Tensor a = arange(Scalar(int64_t{is_signed(t) ? -70 : 0}), Scalar(int64_t{300}), Scalar(int64_t{3}), t);
     expect_all_generated(check_both({a, a + 1, reshape(arange(Scalar(int64_t{5}), Scalar(int64_t{605}), Scalar(int64_t{2}), t), {20, 15}) * 3}));
   }
 }
@@ -270,7 +281,7 @@ TEST(JitCpuDtypes, FloatArangesBesideFloat64) {
 TEST(JitCpuDtypes, MaxAndMinOverRowsAndColumns) {
   for (int64_t n : {1, 7, 8, 9, 17, 33, 100}) {
     SCOPED_TRACE("length " + std::to_string(n));
-    for (DType t : {DType::UInt8, DType::Int8, DType::Int32}) {
+    for (DType t : {DType::UInt8, DType::Int8, DType::UInt16, DType::Int16, DType::UInt32, DType::Int32}) {
       Tensor x = values_of(t, {5, n}, static_cast<uint32_t>(n));
       expect_all_generated(check_both({max(x, Axes{{-1}}), min(x, Axes{{-1}}), x - max(x, Axes{{-1}}, true),
                                        max(x, Axes{{0}}), min(transpose(x), Axes{{-1}})}));

@@ -54,7 +54,7 @@ inline Array random_view_buffer(DType t, const View& v, std::mt19937& rng, doubl
     }
     if (!in) {  // padding: nothing in memory
     } else if (is_float(t)) store_double(t, a.data.get(), i, nan_chance > 0 && unit(rng) < nan_chance ? NAN : normal(rng));
-    else store_int(t, a.data.get(), i, t == DType::UInt8 || t == DType::Bool ? small(rng) & (t == DType::Bool ? 1 : 15) : small(rng));
+    else store_int(t, a.data.get(), i, !is_signed(t) ? small(rng) & (t == DType::Bool ? 1 : 15) : small(rng));
     for (size_t d = at.size(); d-- > 0 && ++at[d] == v.shape[d];) at[d] = 0;
   }
   return a;

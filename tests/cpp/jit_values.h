@@ -38,6 +38,11 @@ inline Tensor values_of(DType t, Shape shape, uint32_t seed) {
   switch (t) {
     case DType::UInt8: lo = 0, hi = 255, edges = {0, 1, 2, 127, 128, 200, 255}; break;
     case DType::Int8: lo = -128, hi = 127, edges = {-128, -127, -1, 0, 1, 2, 127}; break;
+    case DType::UInt16: lo = 0, hi = 3000, edges = {0, 1, 255, 256, 32767, 32768, 65534, 65535}; break;
+    case DType::Int16: lo = -3000, hi = 3000, edges = {-32768, -32767, -256, -1, 0, 1, 255, 32767}; break;
+    case DType::UInt32:
+      lo = 0, hi = 3000, edges = {0, 1, 65536, INT32_MAX, int64_t{INT32_MAX} + 1, 4294967294, 4294967295};
+      break;
     case DType::Int32:
       lo = -3000, hi = 3000, edges = {INT32_MIN, INT32_MIN + 1, -65536, -7, -1, 0, 1, 3, 65536, INT32_MAX};
       break;

@@ -71,8 +71,9 @@ class RandomGraph {
       // A float64 graph reads a float32 input now and then: widened in the
       // kernel; an int64 graph narrower integers, bools and float32.
       DType t = dtype_ == DType::Float64 && coin(0.2) ? DType::Float32 : dtype_;
-      static constexpr DType kBeside[] = {DType::Int32, DType::Int8, DType::Bool, DType::Float32};
-      if (integral() && coin(0.3)) t = kBeside[pick(0, 3)];
+      static constexpr DType kBeside[] = {DType::Int32, DType::Int8,   DType::Bool,  DType::Float32,
+                                          DType::Int16, DType::UInt16, DType::UInt32};
+      if (integral() && coin(0.3)) t = kBeside[pick(0, 6)];
       NodeId id = g.input(t, s);
       inputs.push_back(random_array(s, t));
       pool_.push_back(id);
@@ -262,9 +263,9 @@ class RandomGraph {
         return g.apply(Op::Pow, {a, g.apply(Op::Sub, {g.apply(Op::Mod, {b, seven}), one})});
       }
       default: {  // floats only to floats: trunc(tanh(9)) is 0 or -1 by an ulp
-        static constexpr DType kTo[] = {DType::Float32, DType::Float64, DType::Int64,
-                                        DType::Int8,    DType::UInt8,   DType::Bool};
-        DType to = kTo[pick(0, is_float(g[a].dtype) ? 1 : 5)];
+        static constexpr DType kTo[] = {DType::Float32, DType::Float64, DType::Int64, DType::Int8,  DType::UInt8,
+                                        DType::Int16,   DType::UInt16,  DType::UInt32, DType::Bool};
+        DType to = kTo[pick(0, is_float(g[a].dtype) ? 1 : 8)];
         return g.apply(Op::Cast, {a}, Attr{{static_cast<int64_t>(to)}, {}});
       }
     }

@@ -61,6 +61,9 @@ inline int64_t wrap_to(DType dtype, int64_t v) {
     case DType::Bool: return v != 0;
     case DType::UInt8: return static_cast<uint8_t>(v);
     case DType::Int8: return static_cast<int8_t>(v);
+    case DType::UInt16: return static_cast<uint16_t>(v);
+    case DType::Int16: return static_cast<int16_t>(v);
+    case DType::UInt32: return static_cast<uint32_t>(v);
     case DType::Int32: return static_cast<int32_t>(v);
     case DType::Int64: return v;
     default: break;

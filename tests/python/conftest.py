@@ -72,7 +72,7 @@ def pytest_runtest_makereport(item, call):
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FLOATS = [np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16), BF16]
-INTS = [np.dtype(np.int8), np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.uint8)]
+INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32)]
 BOOL = np.dtype(np.bool_)
 DTYPES = FLOATS + INTS + [BOOL]
 DTYPE_IDS = [d.name for d in DTYPES]
@@ -102,8 +102,8 @@ def promote(a, b):
         if {a, b} == {np.dtype(np.float16), BF16}:
             return F32
         return a if a.itemsize >= b.itemsize else b
-    if {a, b} == {np.dtype(np.uint8), np.dtype(np.int8)}:
-        return np.dtype(np.int32)
+    if kind(a) == 1:
+        return np.promote_types(a, b)  # NumPy's: mixed signedness widens (uint8 + int8 is int16)
     return a if a.itemsize >= b.itemsize else b
 
 
@@ -154,7 +154,8 @@ def compute_dtype(*dts):
 # --- values -----------------------------------------------------------------
 
 FLOAT_SPECIALS = [np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -1.5, 2.5]
-INT_RANGES = {"int8": (-30, 30), "uint8": (0, 40), "int32": (-1000, 1000), "int64": (-1000, 1000)}
+INT_RANGES = {"int8": (-30, 30), "uint8": (0, 40), "int16": (-200, 200), "uint16": (0, 300), "int32": (-1000, 1000),
+              "uint32": (0, 1000), "int64": (-1000, 1000)}
 
 
 def values(dtype, shape, seed=0, specials=True, lo=None, hi=None):

@@ -49,7 +49,8 @@ WORKERS = int(os.environ.get("BRAZE_FUZZ_WORKERS", str(min(2, os.cpu_count() or 
 CALL_TIMEOUT_S = 120
 
 EPS = {"float16": 2**-10, "bfloat16": 2**-7, "float32": 2**-23, "float64": 2**-52}
-DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+DTYPES = ["bool", "uint8", "int8", "uint16", "int16", "uint32", "int32", "int64", "float16", "bfloat16", "float32",
+          "float64"]
 FLOATS = {"float16", "bfloat16", "float32", "float64"}
 CLEAR_ERRORS = ("ValueError", "TypeError", "IndexError", "OverflowError", "ZeroDivisionError", "MemoryError")
 
@@ -342,8 +343,8 @@ def _promote(a, b):
         return a if _kind(a) > _kind(b) else b
     if {a, b} == {"float16", "bfloat16"}:
         return "float32"
-    if {a, b} == {"uint8", "int8"}:
-        return "int32"
+    if _kind(a) == 1:
+        return np.promote_types(a, b).name  # NumPy's: signed with unsigned widens (uint8 with int8 is int16)
     return a if np.dtype(a if a != "bfloat16" else "float16").itemsize >= np.dtype(
         b if b != "bfloat16" else "float16").itemsize else b
 

@@ -9,7 +9,8 @@ import pytest
 import braze as bz
 from conftest import values
 
-DTYPES = [bz.bool, bz.uint8, bz.int8, bz.int32, bz.int64, bz.float16, bz.bfloat16, bz.float32, bz.float64]
+DTYPES = [bz.bool, bz.uint8, bz.int8, bz.uint16, bz.int16, bz.uint32, bz.int32, bz.int64, bz.float16, bz.bfloat16,
+          bz.float32, bz.float64]
 
 
 def test_the_namespace_is_braze():
@@ -21,7 +22,7 @@ def test_the_namespace_is_braze():
     info = bz.__array_namespace_info__()
     assert info.default_device() == "cpu" and "cpu" in info.devices()
     assert info.default_dtypes()["real floating"] == bz.float32 and info.default_dtypes()["integral"] == bz.int64
-    assert set(info.dtypes(kind="integral")) == {"uint8", "int8", "int32", "int64"}
+    assert set(info.dtypes(kind="integral")) == {"uint8", "int8", "uint16", "int16", "uint32", "int32", "int64"}
     assert bz.bool == np.bool_
 
 

@@ -157,7 +157,8 @@ def test_cpu_tensors_export_dlpack_without_a_copy(dtype):  # (NumPy cannot impor
 
 
 SWEEP_DTYPES = [np.dtype(np.float32), np.dtype(np.float16), BF16, np.dtype(np.int32), np.dtype(np.float64),
-                np.dtype(np.int8), BOOL, np.dtype(np.uint8)]
+                np.dtype(np.int8), BOOL, np.dtype(np.uint8), np.dtype(np.int16), np.dtype(np.uint16),
+                np.dtype(np.uint32)]
 SWEEP_LAYOUTS = ["contiguous", "transposed", "sliced_reversed", "broadcast", "scalar", "zero_size"]
 
 

@@ -69,8 +69,6 @@ XFAIL = {
                                         "find_index(base, base[1:-1,1:-1]) returns '...' where NumPy's gives "
                                         "'1:7,1:7', and np.allclose(Z, base[...]) raises ValueError: subtract: "
                                         "shapes [6, 6] and [8, 8] do not broadcast"),
-    "anatomy_layout": (ValueError, "braze has no int16 dtype: bz.asarray of np.arange(9).reshape(3, 3)"
-                                   ".astype(np.int16) raises ValueError: unsupported dtype 'int16'"),
     "mandelbrot_numpy_1": (ValueError, _COMPLEX + " (C = X + Y[:,None]*1j)"),
     "mandelbrot_numpy_2": (ValueError, _COMPLEX + " (C = X + Y*1j)"),
 }

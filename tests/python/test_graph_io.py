@@ -156,7 +156,7 @@ MALFORMED = [
     ("future_version", lambda d: mutate(d, lambda x: x.update(version=999)), r"^load_graph: format version 999 is not supported"),
     ("missing_nodes", lambda d: mutate(d, lambda x: x.pop("nodes")), r"^load_graph: .*nodes"),
     ("unknown_op", lambda d: mutate(d, lambda x: x["nodes"][1].update(op="Frobnicate")), r"^load_graph: unknown op 'Frobnicate'"),
-    ("unknown_dtype", lambda d: mutate(d, lambda x: x["nodes"][1].update(dtype="int16")), r"int16"),
+    ("unknown_dtype", lambda d: mutate(d, lambda x: x["nodes"][1].update(dtype="uint64")), r"uint64"),
     ("forward_input", lambda d: mutate(d, lambda x: x["nodes"][1].update(inputs=[5])), r"node 1 reads node 5, which does not come before it"),
     ("wrong_shape", lambda d: mutate(d, lambda x: x["nodes"][1].update(shape=[3, 2])), r"^exp: recorded type float32\[3, 2\] differs"),
     ("bad_output", lambda d: mutate(d, lambda x: x.update(outputs=[7])), r"^load_graph: output 7 is not a node"),

@@ -174,3 +174,49 @@ def test_iteration_as_numpys():
     with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
         iter(bz.tensor(np.float32(1.0)))
     assert list(bz.tensor(np.zeros((0, 3)))) == []
+
+
+@pytest.mark.parametrize("src,to", [(np.float32, np.int32), (np.float32, np.uint32), (np.int32, np.float32),
+                                    (np.float64, np.int64), (np.uint16, np.int16), (np.float32, np.uint8),
+                                    (np.uint8, np.int32), (np.int16, np.float16)], ids=str)
+def test_view_as_another_dtype_writes_through_both_ways(src, to):
+    """x.view(dtype) reads x's bits as NumPy's does, and a write to either
+    side shows on the other."""
+    a = (np.arange(-6, 18) * 37).astype(src).reshape(3, 8)
+    t = bz.tensor(a)
+    v = t.view(to)
+    assert isinstance(v, bz.Tensor) and v.base is t
+    np.testing.assert_array_equal(v.numpy(), a.view(to))
+    assert v.strides == a.view(to).strides
+    w = a.view(to)
+    v[1] = v[0]  # through the view, as NumPy: the base's bytes change
+    w[1] = w[0]
+    np.testing.assert_array_equal(t.numpy().view(np.uint8), a.view(np.uint8))
+    t[2, :4] = 0  # through the base: the view sees it
+    a[2, :4] = 0
+    np.testing.assert_array_equal(v.numpy().view(np.uint8), a.view(to).view(np.uint8))
+
+
+def test_view_in_place_conversion_as_numpy_100():
+    """numpy-100's exercise 53: a float32 array converted to int32 in place."""
+    z = np.array([1.5, 99.9, -3.2, 0.0], np.float32)
+    zt = bz.tensor(z)
+    y, yt = z.view(np.int32), zt.view(np.int32)
+    y[:] = z
+    yt[:] = zt
+    np.testing.assert_array_equal(yt.numpy(), y)
+    np.testing.assert_array_equal(zt.numpy().view(np.uint32), z.view(np.uint32))
+
+
+def test_view_without_a_dtype_and_refusals():
+    t = bz.tensor(np.arange(6.0, dtype=np.float32))
+    v = t.view()
+    assert v.base is t and v.dtype == t.dtype
+    v[0] = 7
+    assert t[0].item() == 7
+    with pytest.raises(TypeError, match="view: braze tensors have no ndarray subclasses"):
+        t.view(np.ndarray)
+    with pytest.raises(ValueError):  # 20 bytes are no whole number of float64: NumPy's error
+        bz.tensor(np.arange(5.0, dtype=np.float32)).view(np.float64)
+    with pytest.raises(ValueError, match="unsupported dtype 'complex64'"):
+        t.view(np.complex64)

@@ -184,9 +184,6 @@ XFAIL = {
     "stockham_fft": (ValueError, _COMPLEX),
     "mandelbrot1": (ValueError, _MANDELBROT),
     "mandelbrot2": (ValueError, _MANDELBROT),
-    "spmv": (ValueError, "braze has no uint32 dtype: bz.tensor of the CSR matrix's uint32 row pointers and "
-                         "column indices raises ValueError: unsupported dtype 'uint32' (with them as int64 "
-                         "the kernel matches NumPy)"),
 }
 
 

@@ -47,16 +47,12 @@ BRAZE_DTYPES = {
 
 # What braze cannot run yet: (the exception, why); AssertionError: a wrong result.
 _COMPLEX = "braze has no complex dtype: 1j * Z raises ValueError: unsupported dtype 'complex128'"
-_UINT32 = "braze has no uint32 dtype: ValueError: unsupported dtype 'uint32'"
 _AS_STRIDED = ("np.lib.stride_tricks.as_strided (no __array_function__ dispatch) converts the tensor with "
                "np.asarray and returns a NumPy ndarray: the values are right, but the result has left braze")
 XFAIL = {
     "27b": (ValueError, _COMPLEX),
-    "53": (AttributeError, "braze tensors have no .view(dtype) (a bit reinterpretation): AttributeError: "
-                           "'Tensor' object has no attribute 'view'"),
-    "66b": (ValueError, _UINT32 + " (I.astype(np.uint32))"),
     "76": (AssertionError, _AS_STRIDED),
-    "81": (ValueError, _UINT32 + " (bz.asarray of np.arange(1, 15, dtype=np.uint32))"),
+    "81": (AssertionError, _AS_STRIDED),
     "84": (AssertionError, _AS_STRIDED),
 }
 

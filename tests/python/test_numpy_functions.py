@@ -4,6 +4,7 @@ against NumPy: element-wise ones over every float dtype and int32 with NaN,
 one generated kernel; the reductions, creation functions and views with
 their edge cases."""
 
+import operator
 import os
 
 import numpy as np
@@ -100,6 +101,30 @@ def test_floor_divide_is_numpys():
     got = (bz.tensor(a) // bz.tensor(b)).numpy()
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal((7 // bz.tensor(np.array([2, -2], np.int32))).numpy(), [3, -4])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32], ids=str)
+def test_integer_floor_divide_and_remainder_are_exact(dtype):
+    """// and % of the integers narrower than int64 (Note [Floor division of
+    integers], mod_in_f64): every pair of the range's edges and small
+    signed values, and random pairs over the whole range, as NumPy; by 0
+    is 0 and the least value // -1 wraps to itself. All generated code."""
+    info = np.iinfo(dtype)
+    edges = np.array(sorted({info.min, info.min + 1, info.max, info.max - 1, info.max // 2, info.max // 2 + 1,
+                             0, 1, 2, 3, 7} | ({-1, -2, -7, info.min // 2} if info.min < 0 else set())), np.int64)
+    rng = np.random.default_rng(17)
+    a = np.concatenate([np.repeat(edges, edges.size), rng.integers(info.min, info.max, 3000, endpoint=True)])
+    b = np.concatenate([np.tile(edges, edges.size), rng.integers(info.min, info.max, 3000, endpoint=True)])
+    a, b = a.astype(dtype), b.astype(dtype)
+    before = bz.stats()["kernels_interpreted"]
+    with np.errstate(all="ignore"):
+        for op in (operator.floordiv, operator.mod):
+            got = op(bz.tensor(a), bz.tensor(b)).numpy()
+            assert got.dtype == dtype
+            np.testing.assert_array_equal(got, op(a, b), err_msg=op.__name__)
+        np.testing.assert_array_equal((bz.tensor(a) // 7).numpy(), a // 7)
+        np.testing.assert_array_equal((bz.tensor(a.T) % bz.tensor(b.T)).numpy(), a.T % b.T)
+    assert bz.stats()["kernels_interpreted"] == before
 
 
 def test_int64_floor_divide_is_exact_over_the_whole_range():

@@ -180,7 +180,7 @@ def test_like_functions_take_shape(name):
     (lambda t: np.empty_like(t, shape=(2,), dtype=[("vals", "f4"), ("arg", "i8")]), "numpy.empty_like"),
     (lambda t: np.zeros_like(t, dtype=np.complex64), "numpy.zeros_like"),
     (lambda t: np.full_like(t, 1, dtype=object), "numpy.full_like"),
-    (lambda t: np.ones(2, dtype=np.int16, like=t), "numpy.ones"),
+    (lambda t: np.ones(2, dtype=np.uint64, like=t), "numpy.ones"),
     (lambda t: np.asarray([1], dtype=np.complex128, like=t), "numpy.asarray"),
 ])
 def test_a_dtype_braze_lacks_is_a_type_error_naming_the_function(call, name):

@@ -309,7 +309,6 @@ def test_numpy_scalars_are_strong():
 
 DOCUMENTED_DEVIATIONS = {
     # docs/semantics.md: where braze deliberately differs from NumPy.
-    frozenset(["uint8", "int8"]): "int32",
     frozenset(["float16", "bfloat16"]): "float32",
 }
 
@@ -463,7 +462,7 @@ def test_half_floats_beside_float64_are_generated(half):
         np.testing.assert_array_equal(exact, d.astype(np.float16).astype(np.float64))
 
 
-@pytest.mark.parametrize("dtype", [np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int32)], ids=str)
+@pytest.mark.parametrize("dtype", INTS, ids=str)
 def test_integer_arithmetic_wraps(dtype):
     info = np.iinfo(dtype)
     a = np.array([info.max, info.min, info.max], dtype=dtype)
