@@ -1,7 +1,8 @@
 """Compute-bound CPU workloads: the mlp workload of shared/bench/WORKLOADS.md
 (relu(X@W1+b1)@W2+b2, X [256,1024], W1 [1024,4096], W2 [4096,1024]) and the
-transformer block of examples/, and float64 matmul (BLAS), braze (oneDNN
-with fused epilogues; OpenBLAS for float64) beside
+transformer block of examples/, float64 matmul (BLAS), and what no library
+runs (float64 convolution, integer matmul), braze (oneDNN with fused
+epilogues; OpenBLAS for float64; generated code) beside
 NumPy (OpenBLAS), JAX (jax.jit, XLA on the CPU) and PyTorch eager (where
 installed) in one process.
 
@@ -166,6 +167,46 @@ def bench_float64():
               f"(matmul), {turn['full', 'numpy'] / turn['full', 'braze']:.2f}x (with bias and relu), timed in turn")
 
 
+def bench_no_library():
+    """What no library here runs (issue 22: the reference interpreter ran
+    it, 10-100x slower): a float64 convolution (Note [Convolutions as
+    matmuls]: BLAS calls, one per kernel tap) beside PyTorch's float64
+    convolution, and integer matmuls (Note [Integer matmul as a sum]:
+    generated sums of products) beside NumPy's own integer loops and
+    PyTorch's."""
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal((4, 64, 56, 56)), rng.standard_normal((64, 64, 3, 3))
+    tx, tw = bz.tensor(x), bz.tensor(w)
+    fns = {"braze": lambda: bz.conv2d(tx, tw, padding=1).numpy()}
+    if torch is not None:
+        px, pw = torch.from_numpy(x), torch.from_numpy(w)
+        fns["torch"] = lambda: torch.nn.functional.conv2d(px, pw, padding=1)
+        np.testing.assert_allclose(fns["braze"](), fns["torch"]().numpy(), rtol=1e-9, atol=1e-9)
+    before = bz.stats()["library_calls_reference"]
+    k = kernels(fns["braze"])
+    assert bz.stats()["library_calls_reference"] == before, "a float64 convolution ran on the reference interpreter"
+    turn = best_in_turn(fns)
+    flops = 2 * 4 * 64 * 56 * 56 * 64 * 9
+    for name, t in turn.items():
+        row("f64 conv 3x3", name, t, flops, k if name == "braze" else None)
+    if torch is not None:
+        print(f"  float64 conv: braze over PyTorch {turn['torch'] / turn['braze']:.2f}x, timed in turn")
+    for dtype in (np.int32, np.int16, np.int64):
+        A, B = (rng.integers(-100, 100, (512, 512)).astype(dtype) for _ in range(2))
+        a, b = bz.tensor(A), bz.tensor(B)
+        fns = {"braze": lambda: (a @ b).numpy(), "numpy": lambda: A @ B}
+        if torch is not None and dtype != np.int16:  # PyTorch's CPU matmul has no int16
+            ta, tb_ = torch.from_numpy(A), torch.from_numpy(B)
+            fns["torch"] = lambda: ta @ tb_
+        np.testing.assert_array_equal(fns["braze"](), fns["numpy"]())
+        k = kernels(fns["braze"])
+        turn = best_in_turn(fns)
+        for name, t in turn.items():
+            row(f"{np.dtype(dtype).name} 512^2 matmul", name, t, 2 * 512 ** 3, k if name == "braze" else None)
+        print(f"  {np.dtype(dtype).name} matmul: braze over NumPy {turn['numpy'] / turn['braze']:.2f}x"
+              + (f", over PyTorch {turn['torch'] / turn['braze']:.2f}x" if "torch" in turn else "") + ", timed in turn")
+
+
 def openblas_core():
     """The kernel set NumPy's OpenBLAS picked at run time (OPENBLAS_CORETYPE
     overrides it: Haswell is AVX2 only, SkylakeX and later use AVX-512)."""
@@ -190,6 +231,7 @@ def main():
     print(f"{'workload':<22} {'system':<8} {'ms':>10} {'GFLOP/s':>8} {'kernels':>8}")
     bench_mlp()
     bench_float64()
+    bench_no_library()
     bench_transformer()
 
 

@@ -108,6 +108,13 @@ bool cpu_reads(const Graph& g, const Node& library, size_t operand) {
   return plain_matrices(v) && nested(v);
 }
 
+// oneDNN's convolutions (Note [Convolutions as matmuls]): float32 and
+// bfloat16 (float16 where the CPU has it; elsewhere the reference
+// interpreter, said), and int8 products into int32 (Note [Integer matmul]).
+bool onednn_convolves(const Graph& g, const Node& conv) {
+  return is_float(conv.dtype) ? conv.dtype != DType::Float64 : accumulates_bytes(g, conv);
+}
+
 }  // namespace
 
 bool is_channel_bias(const View& addend, const Shape& out) {
@@ -121,7 +128,7 @@ bool is_channel_bias(const View& addend, const Shape& out) {
 }
 
 const LibraryRules& cpu_library_rules() {
-  static const LibraryRules rules{"oneDNN/BLAS", cpu_refuse, cpu_reads};
+  static const LibraryRules rules{"oneDNN/BLAS", cpu_refuse, cpu_reads, nullptr, onednn_convolves};
   return rules;
 }
 

@@ -57,7 +57,25 @@ struct LibraryRules {
   // Not a library's, but the target's too: null where its kernels need no
   // split reductions (the CPU's).
   const ReductionSplit* split = nullptr;
+  // Whether the library runs the convolution `conv` (its inputs ids in
+  // `g`); one it does not run becomes matmuls (Note [Convolutions as
+  // matmuls]). Null: every one.
+  bool (*convolves)(const Graph& g, const Node& conv) = nullptr;
 };
+
+// Note [Convolutions as matmuls]
+// A convolution no library here runs (float64 and integers on the CPU:
+// oneDNN's convolutions are float32, bfloat16 and int8 products into
+// int32; integers on CUDA) ran on the reference interpreter, 10-100x
+// slower. convolutions_as_matmuls, asked by make_schedule before the
+// pipeline, writes it as a sum over the kernel's taps of matmuls, each of
+// a weight slice [O, C] by the strided slice of the padded input that the
+// tap reads (a batch axis for the groups): float64 ones are BLAS calls
+// ([4, 64, 56, 56] by [64, 64, 3, 3] in 20 ms, PyTorch's float64
+// convolution 38: bench/library_calls.py), integer ones sums of products (Note
+// [Integer matmul as a sum]). A sum of float64 products in another order
+// than the reference's differs from it by rounding only.
+Graph convolutions_as_matmuls(const Graph& g, bool (*convolves)(const Graph& g, const Node& conv));
 
 // The CPU's rules: oneDNN applies every post-op and reads every layout;
 // a float64 matmul, a BLAS call, applies none and reads matrices with a

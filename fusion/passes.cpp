@@ -16,6 +16,10 @@ namespace {
 //   simplify        exact rewrites (Note [Exact simplification]);
 //   eliminate_dead  drops what the rewrites left unread (the 1 of x * 1,
 //                   a folded constant's operands);
+//   sum_integer_matmuls
+//                   integer matmuls no library runs become reductions
+//                   (Note [Integer matmul as a sum]), before the passes
+//                   that place views and outputs;
 //   dense_outputs   then gives every output, as it now is, a dense value;
 //   push_views      sinks the views of the final graph to the leaves, so
 //                   that the partition sees one index space per kernel
@@ -30,6 +34,7 @@ constexpr PassEntry kPipeline[] = {
     {"fold_constants", fold_constants},
     {"simplify", simplify},
     {"eliminate_dead", eliminate_dead},
+    {"sum_integer_matmuls", sum_integer_matmuls},
     {"dense_outputs", dense_outputs},
     {"push_views", push_views},
     {"reduce_in_memory_order", reduce_in_memory_order},

@@ -121,13 +121,32 @@ Graph split_reductions(const Graph& g, const ReductionSplit& want);
 // it) and only where it sums exactly (jit_cpu/dnn.h, sums_int8_exactly:
 // with VNNI); uint8 weights, and CPUs without VNNI, get the reference
 // interpreter, counted and said as for any call oneDNN refuses. A CUDA
-// device refuses integer matmuls (cuBLASLt's int8 layouts are issue 28's
+// device refuses this product (cuBLASLt's int8 layouts are issue 28's
 // next step). A convolution is the same sum of products: conv2d of two
 // such casts (NumPy has none; bz.conv2d takes integers, and sums them as
 // its matmul does) becomes a Conv2d of the 8-bit operands, its attr the
 // seven of the convolution and int32, which oneDNN runs as u8/s8 x s8 ->
 // s32 on the same terms.
 Graph integer_matmul(const Graph& g);
+
+// Whether integer_matmul makes the matmul or convolution `n` (its inputs
+// ids in `g`) an accumulating product of 8-bit operands.
+bool accumulates_bytes(const Graph& g, const Node& n);
+
+// Note [Integer matmul as a sum]
+// Every other matmul of integers (int32 @ int32, int16, int64, uint8 @
+// uint8, ...) has no library to run on: the reference interpreter ran it,
+// 2-10x slower than NumPy's own loops. sum_integer_matmuls writes it as
+// NumPy defines it, products summed over k: a[..., m, k, 1] * b[..., 1,
+// k, n] in the result's dtype (each product wraps, as NumPy's), summed
+// over k in int64 and cast back (the total wraps as NumPy's running sum
+// does: both are the exact sum modulo 2^bits). The fusion pass makes it
+// one generated reduction kernel on either backend, the products never
+// stored: int32 [512, 512] @ [512, 512] takes 9.7 ms where NumPy takes
+// 145 and PyTorch 7.2 (bench/library_calls.py). It runs before dense_outputs and push_views, which then treat its
+// reshapes and broadcasts as any others, and leaves alone what
+// integer_matmul claims.
+Graph sum_integer_matmuls(const Graph& g);
 
 // Note [Constant folding] (fusion/fold_constants.cpp): an element-wise op
 // on constants becomes the constant the reference would store, where every

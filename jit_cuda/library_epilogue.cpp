@@ -198,7 +198,10 @@ const LibraryRules& cuda_library_rules() {
   // Below 2^16 elements (256 KB of float32), even one SM reads them in
   // about the time of the second kernel's launch.
   static const ReductionSplit split{1024, 8192, 1 << 18, 64, 1 << 16};
-  static const LibraryRules rules{"cuBLASLt/cuDNN", refuse, reads_operand, &split};
+  // cuDNN's convolutions are of floats: an integer one becomes matmuls,
+  // sums of products (Note [Convolutions as matmuls]).
+  static const LibraryRules rules{"cuBLASLt/cuDNN", refuse, reads_operand, &split,
+                                  [](const Graph&, const Node& conv) { return is_float(conv.dtype); }};
   return rules;
 }
 

@@ -1,7 +1,7 @@
 // Note [No silent slow paths]
 // Generated code and the libraries are braze's fast paths. A few things
 // still run on the reference interpreter: a library call no library here
-// takes (an int32 matmul, a float64 conv2d on the CPU, a float64 matmul
+// takes (a float16 matmul or conv2d on the CPU, a float64 matmul
 // without OpenBLAS) and a fused kernel the generator cannot emit (inputs
 // read with strides past 32 bits). They give the right answer, 10-1000x
 // slower, and a user who does not know it blames their program. So each is

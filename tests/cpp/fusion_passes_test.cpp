@@ -768,34 +768,99 @@ TEST(IntegerMatmul, CastsOfEightBitOperandsAreReadAsThey) {
   }
 }
 
-TEST(IntegerMatmul, OtherMatmulsStayAsTheyAre) {
-  auto kept = [](const Graph& g) {
-    Graph p = run_pipeline(g);
-    for (const Node& n : p.nodes())
-      if (n.op == Op::MatMul) return n.attr.ints.empty();
-    return false;
+// Note [Integer matmul as a sum]: every other integer matmul becomes
+// products summed over k, one generated kernel, with NumPy's wrapping.
+TEST(IntegerMatmul, OtherMatmulsBecomeSumsOfProducts) {
+  auto values = [](DType t, Shape shape) {  // both ends of t's range, and small ones
+    std::vector<double> v(static_cast<size_t>(numel(shape)));
+    const double hi = t == DType::Int8 ? 127.0 : t == DType::Int16 ? 32767.0 : t == DType::UInt32 ? 4294967295.0 : 2147483647.0;
+    for (size_t i = 0; i < v.size(); ++i) v[i] = i % 3 == 0 ? hi - i : i % 3 == 1 ? (is_signed(t) ? -hi + i : i) : i % 7;
+    return testing::make_array(t, shape, v);
   };
-  {  // int32 operands of their own
+  struct Case {
+    const char* what;
+    DType a, b;
+    Shape sa, sb;
+  };
+  const Case cases[] = {
+      {"int32 operands of their own, one a cast of int8", DType::Int32, DType::Int8, {2, 3}, {3, 2}},
+      {"int8 @ int8 wraps in int8, as NumPy's", DType::Int8, DType::Int8, {4, 9}, {9, 5}},
+      {"int16, batched and broadcast", DType::Int16, DType::Int16, {3, 1, 4, 6}, {5, 6, 2}},
+      {"uint32 past 2^31", DType::UInt32, DType::UInt32, {7, 33}, {33, 3}},
+      {"int64, an empty k", DType::Int64, DType::Int64, {2, 0}, {0, 3}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
     Graph g;
-    g.outputs = {g.apply(Op::MatMul, {g.input(DType::Int32, {2, 3}), cast(g, g.input(DType::Int8, {3, 2}), DType::Int32)})};
-    EXPECT_TRUE(kept(g));
+    NodeId a = g.input(c.a, c.sa), b = g.input(c.b, c.sb);
+    if (c.b != c.a) b = cast(g, b, c.a);
+    g.outputs = {g.apply(Op::MatMul, {a, b})};
+    Graph p = run_pipeline(g);
+    EXPECT_EQ(count(p, Op::MatMul), 0u);
+    // The products and their sum are one kernel; the cast back to the
+    // dtype joins it unless the sum runs in another order than the result's
+    // (Note [Reductions in memory order]).
+    EXPECT_LE(kernels(p), 2u);
+    expect_same(g, p, std::vector<Array>{values(c.a, c.sa), values(c.b, c.sb)});
   }
   {  // a cast to int64 (NumPy's default int): no 8-bit product sums in it here
     Graph g;
     NodeId a = cast(g, g.input(DType::Int8, {2, 3}), DType::Int64), b = cast(g, g.input(DType::Int8, {3, 2}), DType::Int64);
     g.outputs = {g.apply(Op::MatMul, {a, b})};
-    EXPECT_TRUE(kept(g));
-  }
-  {  // an 8-bit matmul as NumPy has it: int8 @ int8 wraps in int8
-    Graph g;
-    g.outputs = {g.apply(Op::MatMul, {g.input(DType::Int8, {2, 3}), g.input(DType::Int8, {3, 2})})};
-    EXPECT_TRUE(kept(g));
+    EXPECT_EQ(count(run_pipeline(g), Op::MatMul), 0u);
   }
   // An accumulating matmul names its operands' types.
   Graph g;
   EXPECT_THROW(g.apply(Op::MatMul, {g.input(DType::Int32, {2, 3}), g.input(DType::Int8, {3, 2})},
                        Attr{{static_cast<int64_t>(DType::Int32)}, {}}),
                std::invalid_argument);
+}
+
+// Note [Convolutions as matmuls]: a convolution oneDNN does not run (float64,
+// integers) becomes a sum over its taps of matmuls, BLAS calls or sums of
+// products: no Conv2d is left for the reference interpreter, and the
+// result is the reference's (integers exactly; float64 to rounding, the
+// products summed in another order).
+TEST(ConvolutionsAsMatmuls, WhatOneDnnDoesNotRunBecomesMatmuls) {
+  struct Case {
+    Shape x, w;
+    std::vector<int64_t> attr;  // stride, padding, dilation (2 each), groups
+  };
+  const Case cases[] = {
+      {{2, 3, 7, 6}, {4, 3, 3, 3}, {1, 1, 1, 1, 1, 1, 1}},
+      {{1, 4, 9, 8}, {6, 2, 3, 2}, {2, 1, 1, 0, 1, 2, 2}},   // strides, one-sided padding, dilation, groups
+      {{2, 6, 5, 5}, {6, 1, 1, 1}, {1, 1, 0, 0, 1, 1, 6}},   // depthwise 1x1
+      {{1, 2, 4, 4}, {3, 2, 4, 4}, {1, 1, 0, 0, 1, 1, 1}},   // one output position
+  };
+  for (DType t : {DType::Float64, DType::Int32, DType::Int16, DType::UInt8}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(name(t)) + " " + to_string(c.x) + " x " + to_string(c.w));
+      Graph g;
+      g.outputs = {g.apply(Op::Conv2d, {g.input(t, c.x), g.input(t, c.w)}, Attr{c.attr, {}})};
+      Schedule s = make_schedule(g, cpu_library_rules());
+      EXPECT_EQ(count(s.graph, Op::Conv2d), 0u) << explain(s);
+      std::vector<Array> in{integers(t, c.x), integers(t, c.w)};
+      if (t == DType::UInt8)  // no negative values: 3s and 250s, whose sums wrap
+        in = {testing::make_array(t, c.x, std::vector<double>(numel(c.x), 3.0)),
+              testing::make_array(t, c.w, std::vector<double>(numel(c.w), 250.0))};
+      Array want = reference::evaluate(g, in, g.outputs)[0];
+      Array got = execute(s, in, allocate_array, KernelMode::Generated)[0];
+      if (is_float(t)) {
+        for (int64_t i = 0; i < want.numel(); ++i)
+          ASSERT_NEAR(load_double(t, got.data.get(), i), load_double(t, want.data.get(), i), 1e-12) << i;
+      } else {
+        EXPECT_TRUE(same_bits(got, want)) << explain(s);
+      }
+    }
+  }
+  // What oneDNN runs stays a convolution: float32, and int8 values cast to int32.
+  Graph g;
+  NodeId x = g.input(DType::Float32, {1, 3, 5, 5}), w = g.input(DType::Float32, {2, 3, 3, 3});
+  NodeId xi = cast(g, g.input(DType::Int8, {1, 3, 5, 5}), DType::Int32);
+  NodeId wi = cast(g, g.input(DType::Int8, {2, 3, 3, 3}), DType::Int32);
+  g.outputs = {g.apply(Op::Conv2d, {x, w}, Attr{{1, 1, 0, 0, 1, 1, 1}, {}}),
+               g.apply(Op::Conv2d, {xi, wi}, Attr{{1, 1, 0, 0, 1, 1, 1}, {}})};
+  EXPECT_EQ(count(make_schedule(g, cpu_library_rules()).graph, Op::Conv2d), 2u);
 }
 
 // A convolution of two such casts the same: its attr is the convolution's
@@ -846,8 +911,9 @@ TEST(IntegerMatmul, ConvolutionsOfEightBitCastsAreReadAsThey) {
 TEST(Pipeline, PassesRunInTheDocumentedOrder) {
   std::vector<std::string_view> names;
   for (const PassEntry& p : pipeline()) names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string_view>{"fold_constants", "simplify", "eliminate_dead", "dense_outputs",
-                                                  "push_views", "reduce_in_memory_order", "integer_matmul"}));
+  EXPECT_EQ(names, (std::vector<std::string_view>{"fold_constants", "simplify", "eliminate_dead", "sum_integer_matmuls",
+                                                  "dense_outputs", "push_views", "reduce_in_memory_order",
+                                                  "integer_matmul"}));
   static constexpr std::string_view kNoSuchPass[] = {"fold"};
   EXPECT_THROW(run_pipeline(Graph{}, kNoSuchPass), std::invalid_argument);
 }

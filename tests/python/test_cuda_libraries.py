@@ -105,9 +105,16 @@ def test_what_cuda_libraries_cannot_read_is_copied_dense_first(mode):
 
 
 @pytest.mark.skipif(not FUSED, reason="BRAZE_BACKEND=reference computes every dtype itself, calling no library")
-def test_other_dtypes_are_a_clear_error_on_cuda_and_mixed_floats_promote(mode):
-    with pytest.raises(ValueError, match="cuBLASLt runs float32, float16, bfloat16 and float64.*int32 @ int32"):
-        (cuda(np.ones((3, 4), np.int32)) @ cuda(np.ones((4, 2), np.int32))).numpy()
+def test_integer_matmul_is_generated_code_on_cuda_and_mixed_floats_promote(mode):
+    # No library multiplies int32 matrices: a sum of products, generated
+    # (Note [Integer matmul as a sum]).
+    a, b = np.arange(12, dtype=np.int32).reshape(3, 4), np.arange(8, dtype=np.int32).reshape(4, 2) - 3
+    np.testing.assert_array_equal((cuda(a) @ cuda(b)).numpy(), a @ b)
+    # and a convolution of integers, matmuls of its taps (Note [Convolutions as matmuls])
+    x = np.arange(2 * 3 * 5 * 5, dtype=np.int32).reshape(2, 3, 5, 5) % 7 - 3
+    w = np.arange(4 * 3 * 3 * 3, dtype=np.int32).reshape(4, 3, 3, 3) % 5 - 2
+    want = np_conv2d(x.astype(np.float64), w.astype(np.float64), (1, 1), (1, 1), (1, 1), 1)
+    np.testing.assert_array_equal(bz.conv2d(cuda(x), cuda(w), padding=1).numpy(), want.astype(np.int32))
     # Two float dtypes meet in their promotion before the call (Note
     # [Library operands share a dtype]): cuBLASLt runs it.
     mixed = cuda(np.ones((3, 4), np.float16)) @ cuda(np.ones((4, 2), np.float32))

@@ -116,6 +116,34 @@ def test_conv2d_matches_numpy(xs, ws, stride, padding, dilation, groups):
     close(got.numpy(), want, ws[1] * ws[2] * ws[3])
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.int16, np.int64, np.uint8], ids=str)
+@pytest.mark.parametrize("xs,ws,stride,padding,dilation,groups", CONVS, ids=str)
+def test_conv2d_of_what_onednn_does_not_run(xs, ws, stride, padding, dilation, groups, dtype):
+    """float64 and integer convolutions are matmuls of the kernel's taps
+    (Note [Convolutions as matmuls]): BLAS calls and sums of products,
+    never the reference interpreter; integers wrap as NumPy's sums do."""
+    pair = lambda v: (v, v) if isinstance(v, int) else v
+    rng = np.random.default_rng(11)
+    if dtype == np.float64:
+        x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+    else:
+        lo = 0 if np.dtype(dtype).kind == "u" else -60
+        x, w = rng.integers(lo, 60, xs).astype(dtype), rng.integers(lo, 60, ws).astype(dtype)
+    before = bz.stats()
+    got = bz.conv2d(bz.tensor(x), bz.tensor(w), stride=stride, padding=padding, dilation=dilation, groups=groups)
+    got = got.numpy()
+    want = np_conv2d(x, w, pair(stride), pair(padding), pair(dilation), groups)  # exact in float64 for these integers
+    assert got.dtype == dtype
+    if dtype == np.float64:
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(got, want.astype(np.int64).astype(dtype))
+    after = bz.stats()
+    if os.environ.get("BRAZE_BACKEND") != "reference":
+        assert after["library_calls_reference"] == before["library_calls_reference"]
+        assert after["kernels_interpreted"] == before["kernels_interpreted"]
+
+
 def test_conv2d_reads_a_strided_input():
     xm, w = rand((3, 2, 8, 12), 7), rand((4, 3, 3, 3), 8)
     X = bz.permute_dims(bz.tensor(xm), (1, 0, 2, 3))  # N=2, C=3, with N and C swapped in memory

@@ -26,11 +26,15 @@ PROGRAM = textwrap.dedent("""
         except Exception as e:
             print(name, type(e).__name__, e)
 
-    run("conv_f64_8", lambda: conv(np.float64, 8))
-    run("conv_f64_9", lambda: conv(np.float64, 9))  # the same kind: said once
+    run("conv_f16_8", lambda: conv(np.float16, 8))
+    run("conv_f16_9", lambda: conv(np.float16, 9))  # the same kind: said once
     run("conv_f32", lambda: conv(np.float32, 8))    # oneDNN: nothing to say
+    run("conv_f64", lambda: conv(np.float64, 8))    # BLAS calls (Note [Convolutions as matmuls])
+    run("conv_i32", lambda: conv(np.int32, 8))      # sums of products, generated
+    h = bz.tensor(np.ones((4, 4), np.float16))
+    run("matmul_f16", lambda: (h @ h).numpy())
     a = bz.tensor(np.arange(16, dtype=np.int32).reshape(4, 4))
-    run("matmul_i32", lambda: (a @ a).numpy())
+    run("matmul_i32", lambda: (a @ a).numpy())     # a sum of products, generated (Note [Integer matmul as a sum])
     z = bz.zeros((0, 4), dtype=bz.int32)
     run("matmul_empty", lambda: (z @ a).numpy())   # nothing to compute: no slow path
     run("after", lambda: np.testing.assert_array_equal((a + 1).numpy(), np.arange(1, 17).reshape(4, 4)))
@@ -53,20 +57,21 @@ def test_a_slow_path_is_said_once_per_kind():
     assert all(v == "ran" for v in out.values()), out
     warnings = [line for line in err.splitlines() if line.startswith("braze: warning:")]
     assert len(warnings) == 2, err
-    assert "conv2d of float64 [1, 3, 8, 8] x [4, 3, 3, 3] runs on the reference interpreter" in warnings[0]
-    assert "oneDNN runs float32 and bfloat16 here, not float64 x float64 -> float64" in warnings[0]
-    assert "matmul of int32 [4, 4] x [4, 4]" in warnings[1]
+    assert "conv2d of float16 [1, 3, 8, 8] x [4, 3, 3, 3] runs on the reference interpreter" in warnings[0]
+    assert "oneDNN runs float32 and bfloat16 here, not float16 x float16 -> float16" in warnings[0]
+    assert "matmul of float16 [4, 4] x [4, 4]" in warnings[1]
     assert "BRAZE_STRICT=1" in warnings[1]
 
 
 def test_strict_refuses_each_slow_path_and_braze_keeps_working():
     out, err = run("1")
     assert "braze: warning" not in err
-    for case in ("conv_f64_8", "conv_f64_9", "matmul_i32"):
+    for case in ("conv_f16_8", "conv_f16_9", "matmul_f16"):
         assert out[case].startswith("RuntimeError "), out
         assert "would run on the reference interpreter" in out[case] and "BRAZE_STRICT=1" in out[case]
-    assert out["conv_f64_9"].startswith("RuntimeError conv2d of float64 [1, 3, 9, 9]")
-    assert out["conv_f32"] == out["matmul_empty"] == out["after"] == "ran"
+    assert out["conv_f16_9"].startswith("RuntimeError conv2d of float16 [1, 3, 9, 9]")
+    for case in ("conv_f32", "conv_f64", "conv_i32", "matmul_i32", "matmul_empty", "after"):
+        assert out[case] == "ran", out
 
 
 @pytest.mark.parametrize("value", ["0", ""])
@@ -77,4 +82,4 @@ def test_strict_off(value):
 
 def test_a_bad_strict_value_is_an_error_naming_it():
     out, _ = run("yes")
-    assert out["conv_f64_8"].startswith("ValueError BRAZE_STRICT='yes' is not 0 or 1"), out
+    assert out["conv_f16_8"].startswith("ValueError BRAZE_STRICT='yes' is not 0 or 1"), out
