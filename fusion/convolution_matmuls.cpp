@@ -24,16 +24,17 @@ NodeId taps_as_matmuls(Graph& out, const Node& n) {
   const int64_t rows = n.shape()[2], cols = n.shape()[3];
   NodeId x = cast_to(out, n.inputs[0], n.dtype), w = cast_to(out, n.inputs[1], n.dtype);
   if (p[2] || p[3]) x = out.apply(Op::Pad, {x}, Attr{{0, 0, p[2], p[3], 0, 0, p[2], p[3]}, {}});
-  NodeId total = x;
+  std::vector<NodeId> products;
   for (int64_t kh = 0; kh < weight[2]; ++kh)
     for (int64_t kw = 0; kw < weight[3]; ++kw) {
       NodeId taps = out.apply(Op::Slice, {x}, Attr{{0, 0, kh * p[4], kw * p[5], 1, 1, p[0], p[1], batch, in[1], rows, cols}, {}});
       taps = out.apply(Op::Reshape, {taps}, Attr{{batch, groups, per_group, rows * cols}, {}});
       NodeId tap = out.apply(Op::Slice, {w}, Attr{{0, 0, kh, kw, 1, 1, 1, 1, outs, per_group, 1, 1}, {}});
       tap = out.apply(Op::Reshape, {tap}, Attr{{groups, outs / groups, per_group}, {}});
-      NodeId product = out.apply(Op::MatMul, {tap, taps});
-      total = kh == 0 && kw == 0 ? product : out.apply(Op::Add, {total, product});
+      products.push_back(out.apply(Op::MatMul, {tap, taps}));
     }
+  NodeId total = products[0];  // the weight is not empty: at least one tap
+  for (size_t i = 1; i < products.size(); ++i) total = out.apply(Op::Add, {total, products[i]});
   return out.apply(Op::Reshape, {total}, Attr{n.shape(), {}});
 }
 
