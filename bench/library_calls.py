@@ -173,7 +173,9 @@ def bench_no_library():
     matmuls]: BLAS calls, one per kernel tap) beside PyTorch's float64
     convolution, and integer matmuls (Note [Integer matmul as a sum]:
     generated sums of products) beside NumPy's own integer loops and
-    PyTorch's."""
+    PyTorch's, and float16 matmuls (Note [Half library calls in float32]:
+    oneDNN's float32 call between casts) beside NumPy's float16 loop and
+    PyTorch's float16 matmul."""
     rng = np.random.default_rng(2)
     x, w = rng.standard_normal((4, 64, 56, 56)), rng.standard_normal((64, 64, 3, 3))
     tx, tw = bz.tensor(x), bz.tensor(w)
@@ -205,6 +207,21 @@ def bench_no_library():
             row(f"{np.dtype(dtype).name} 512^2 matmul", name, t, 2 * 512 ** 3, k if name == "braze" else None)
         print(f"  {np.dtype(dtype).name} matmul: braze over NumPy {turn['numpy'] / turn['braze']:.2f}x"
               + (f", over PyTorch {turn['torch'] / turn['braze']:.2f}x" if "torch" in turn else "") + ", timed in turn")
+    A, B = (rng.standard_normal((256, 256)).astype(np.float16) for _ in range(2))
+    a, b = bz.tensor(A), bz.tensor(B)
+    fns = {"braze": lambda: (a @ b).numpy(), "numpy": lambda: A @ B}
+    if torch is not None:
+        ta, tb_ = torch.from_numpy(A), torch.from_numpy(B)
+        fns["torch"] = lambda: ta @ tb_
+    np.testing.assert_allclose(fns["braze"](), A.astype(np.float64) @ B, rtol=2e-2, atol=2e-2)
+    before = bz.stats()["library_calls_reference"]
+    k = kernels(fns["braze"])
+    assert bz.stats()["library_calls_reference"] == before, "a float16 matmul ran on the reference interpreter"
+    turn = best_in_turn(fns)
+    for name, t in turn.items():
+        row("float16 256^2 matmul", name, t, 2 * 256 ** 3, k if name == "braze" else None)
+    print(f"  float16 matmul: braze over NumPy {turn['numpy'] / turn['braze']:.2f}x"
+          + (f", over PyTorch {turn['torch'] / turn['braze']:.2f}x" if "torch" in turn else "") + ", timed in turn")
 
 
 def openblas_core():

@@ -109,11 +109,14 @@ bool cpu_reads(const Graph& g, const Node& library, size_t operand) {
 }
 
 // oneDNN's convolutions (Note [Convolutions as matmuls]): float32 and
-// bfloat16 (float16 where the CPU has it; elsewhere the reference
-// interpreter, said), and int8 products into int32 (Note [Integer matmul]).
+// bfloat16 (float16 ones are float32 ones by then: Note [Half library
+// calls in float32]), and int8 products into int32 (Note [Integer matmul]).
 bool onednn_convolves(const Graph& g, const Node& conv) {
   return is_float(conv.dtype) ? conv.dtype != DType::Float64 : accumulates_bytes(g, conv);
 }
+
+// Note [Half library calls in float32]: oneDNN here has no float16 call.
+bool onednn_widens(const Graph&, const Node& call) { return call.dtype == DType::Float16; }
 
 }  // namespace
 
@@ -128,7 +131,7 @@ bool is_channel_bias(const View& addend, const Shape& out) {
 }
 
 const LibraryRules& cpu_library_rules() {
-  static const LibraryRules rules{"oneDNN/BLAS", cpu_refuse, cpu_reads, nullptr, onednn_convolves};
+  static const LibraryRules rules{"oneDNN/BLAS", cpu_refuse, cpu_reads, nullptr, onednn_convolves, onednn_widens};
   return rules;
 }
 

@@ -61,7 +61,23 @@ struct LibraryRules {
   // `g`); one it does not run becomes matmuls (Note [Convolutions as
   // matmuls]). Null: every one.
   bool (*convolves)(const Graph& g, const Node& conv) = nullptr;
+  // Whether the library runs the float16 or bfloat16 matmul or convolution
+  // `call` in float32 (Note [Half library calls in float32]). Null: none.
+  bool (*widens)(const Graph& g, const Node& call) = nullptr;
 };
+
+// Note [Half library calls in float32]
+// oneDNN 2.6 runs no float16 matmul or convolution on the CPU (and
+// bfloat16 ones only with AVX-512): they ran on the reference interpreter,
+// as slowly as NumPy's own float16 matmul (a [256, 256] product: 71 ms
+// against NumPy's 69). widened_library_calls, asked by make_schedule before
+// the pipeline, writes such a call as the float32 call of its operands cast
+// to float32, its result cast back: the casts are kernels (the last one
+// fused with whatever follows), the call oneDNN's float32 one. A product
+// of two float16 values is exact in float32; the float32 sum differs from
+// the reference's float64 one by rounding only, and the result is rounded
+// to float16 once, as the reference rounds it.
+Graph widened_library_calls(const Graph& g, bool (*widens)(const Graph& g, const Node& call));
 
 // Note [Convolutions as matmuls]
 // A convolution no library here runs (float64 and integers on the CPU:

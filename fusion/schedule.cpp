@@ -9,7 +9,8 @@ namespace braze {
 
 Schedule make_schedule(const Graph& g, const LibraryRules& rules) {
   Schedule s;
-  Graph passed = run_pipeline(rules.convolves ? convolutions_as_matmuls(g, rules.convolves) : g);
+  Graph widened = rules.widens ? widened_library_calls(g, rules.widens) : g;
+  Graph passed = run_pipeline(rules.convolves ? convolutions_as_matmuls(widened, rules.convolves) : widened);
   if (rules.split) passed = split_reductions(passed, *rules.split);  // Note [Split reductions]
   s.graph = copy_unread_operands(passed, rules);  // Note [Library capabilities]
   Partition p = partition(s.graph, rules);

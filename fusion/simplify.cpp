@@ -54,6 +54,9 @@
 //                                   own results (abs(-0.0) is +0.0 first)
 //   abs(-x) -> abs(x)               |-x| == |x|; integers: abs(-MIN) == MIN
 //   floor, ceil, round of an integer -> x
+//   isnan(x), isinf(x) of an integer or bool x -> false   no integer is
+//                                   either (NumPy, too, returns False
+//                                   without reading x)
 //   chains of movement ops -> a shorter chain (Note [Movement chains],
 //                                   fusion/simplify_views.cpp)
 // Rejected, and why:
@@ -163,6 +166,10 @@ class Simplifier {
         return idempotent();
       case Op::Relu:
       case Op::Sign: return idempotent();
+      case Op::IsNan:
+      case Op::IsInf:
+        if (is_float(g_[in_[0]].dtype)) return std::nullopt;
+        return g_.broadcast_to(g_.constant(DType::Bool, 0.0), n_.shape());
       default: return simplify_movement(g_, n_);
     }
   }

@@ -20,12 +20,12 @@ template <class Vmm>
 void RowKernelGen<Vmm>::load_element(int32_t k, const Vmm& dst, bool tail) {
   const KernelInput& in = s_.inputs[k];
   const int64_t stride = p_.inputs[k].inner_stride;
-  if (wide_) return load_wide(k, dst, tail);  // Note [Wide kernels]
-  if (from_tile_ && tile_of_[k] >= 0) {  // Note [Tile chunks]
+  if (from_tile_ && tile_of_[k] >= 0) {  // Note [Tile chunks]: in the kernel's lanes already
     mov(rax, chunk_word(2));
-    vmovups(dst, ptr[rax + r8 * 4 + (tile_of_[k] * G + group_row_) * tile_width_ * 4]);
+    vmovups(dst, ptr[rax + r8 * eb_ + (tile_of_[k] * G + group_row_) * tile_width_ * eb_]);
     return;
   }
+  if (wide_) return load_wide(k, dst, tail);  // Note [Wide kernels]
   if (in.kind == KernelInput::Kind::Window) return window_lanes(k, dst);
   input_base(k);
   if (in.kind == KernelInput::Kind::Arange) {  // start + i * step, i the element's index

@@ -26,7 +26,7 @@ void RowKernelGen<Vmm>::generate() {
   in_slot_ = kIndex + 8 * outer;
   out_slot_ = in_slot_ + 8 * static_cast<int>(s_.inputs.size());
   tile_slot_ = (out_slot_ + 8 * static_cast<int>(s_.outputs.size()) + 63) / 64 * 64;
-  chunk_slot_ = tile_slot_ + tiles_ * G * tile_width_ * 4;  // Note [Tile chunks]
+  chunk_slot_ = tile_slot_ + tiles_ * G * tile_width_ * eb_;  // Note [Tile chunks]
   pair_slot_ = chunk_slot_ + 8 * 3;                          // Note [Tile pairs]
   const_slot_ = (pair_slot_ + 8 * (kPairSlots + 2 * static_cast<int>(s_.inputs.size())) + 63) / 64 * 64;
   enter_frame(const_slot_ + constant_slot_bytes());

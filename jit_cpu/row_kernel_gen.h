@@ -254,6 +254,8 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void fill_tiles();
   void tile_load(DType t, const Xbyak::Xmm& x, const Xbyak::Address& at);
   void tile_finish(DType t, const Vmm& v);
+  void fill_wide_tile(DType t, int stride, int tile);
+  void wide_tile_load(DType t, const Xbyak::Ymm& y, const Xbyak::Address& at);
   void prefetch_pointers(const Xbyak::Address& group);
   void row_prefetch(int a);
   // Note [Tile pairs]: elements from one memory run of an access to the next.

@@ -347,6 +347,36 @@ TEST(JitCpu, NarrowInputsTiledAtEveryGroupAndBlockEdge) {
   }
 }
 
+// Note [Narrow tiles]: in a wide kernel the tiles hold 64-bit lanes, each
+// input widened as it is loaded, 4 elements of a column at a time.
+TEST(JitCpu, WideKernelsTileEveryDtypeAtEveryGroupAndBlockEdge) {
+  for (int64_t rows : {64, 65, 130}) {
+    for (int64_t cols : {3, 16, 17, 40, 130}) {
+      SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+      Tensor base = random_tensor({cols, rows}, 17) * 100.0;
+      Tensor x = astype(random_tensor({rows, cols}, 18), DType::Float64);
+      realize({x});
+      for (DType d : {DType::Bool, DType::UInt8, DType::Int8, DType::UInt16, DType::Int16, DType::UInt32,
+                      DType::Int32, DType::Int64, DType::Float16, DType::BFloat16, DType::Float32, DType::Float64}) {
+        SCOPED_TRACE(name(d));
+        Tensor a = d == DType::Bool ? base > 0.0 : astype(is_signed(d) || is_float(d) ? base : abs(base), d);
+        Tensor straight = astype(transpose(base), d);
+        realize({a, straight});
+        Tensor t = transpose(a);
+        Checked c = check({astype(t, DType::Float64) + x, astype(t, DType::Int64) * 3,
+                           where(astype(t, DType::Bool), x, 1.0), eq(t, straight) && (x > 0.0)},
+                          0);
+        EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+      }
+    }
+  }
+  Tensor u = astype(abs(random_tensor({256, 256}, 19)) * 1e9, DType::UInt32);  // a pair plan of 64-bit lanes
+  realize({u});
+  EXPECT_EQ(plan_of(transpose(u) + u).pair_blocks, 2);
+  Checked c = check({transpose(u) + u, transpose(u) < u}, 0);
+  EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
+}
+
 TEST(JitCpu, HalfAndBoolInputsAndOutputs) {
   Tensor x = random_tensor({5, 33}, 3);
   for (DType t : {DType::Float16, DType::BFloat16}) {

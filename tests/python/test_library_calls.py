@@ -116,16 +116,20 @@ def test_conv2d_matches_numpy(xs, ws, stride, padding, dilation, groups):
     close(got.numpy(), want, ws[1] * ws[2] * ws[3])
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.int16, np.int64, np.uint8], ids=str)
+@pytest.mark.parametrize("dtype", [np.float64, np.float16, np.int32, np.int16, np.int64, np.uint8], ids=str)
 @pytest.mark.parametrize("xs,ws,stride,padding,dilation,groups", CONVS, ids=str)
 def test_conv2d_of_what_onednn_does_not_run(xs, ws, stride, padding, dilation, groups, dtype):
     """float64 and integer convolutions are matmuls of the kernel's taps
-    (Note [Convolutions as matmuls]): BLAS calls and sums of products,
-    never the reference interpreter; integers wrap as NumPy's sums do."""
+    (Note [Convolutions as matmuls]): BLAS calls and sums of products;
+    float16 ones oneDNN's float32 convolution (Note [Half library calls in
+    float32]); never the reference interpreter. Integers wrap as NumPy's
+    sums do; float16 integers sum exactly in float32 and round once."""
     pair = lambda v: (v, v) if isinstance(v, int) else v
     rng = np.random.default_rng(11)
     if dtype == np.float64:
         x, w = rng.standard_normal(xs), rng.standard_normal(ws)
+    elif dtype == np.float16:
+        x, w = rng.integers(-8, 8, xs).astype(dtype), rng.integers(-8, 8, ws).astype(dtype)
     else:
         lo = 0 if np.dtype(dtype).kind == "u" else -60
         x, w = rng.integers(lo, 60, xs).astype(dtype), rng.integers(lo, 60, ws).astype(dtype)
@@ -136,6 +140,8 @@ def test_conv2d_of_what_onednn_does_not_run(xs, ws, stride, padding, dilation, g
     assert got.dtype == dtype
     if dtype == np.float64:
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    elif dtype == np.float16:
+        np.testing.assert_array_equal(got, want.astype(dtype))
     else:
         np.testing.assert_array_equal(got, want.astype(np.int64).astype(dtype))
     after = bz.stats()
@@ -570,3 +576,23 @@ def test_operands_of_two_dtypes_meet_in_their_promotion(da, db):
     np.testing.assert_allclose(got.numpy(), a.astype(np.float64) @ b.astype(np.float64),
                                rtol=2e-2 if BF16 in (da, db) else 1e-5, atol=1e-2 if BF16 in (da, db) else 1e-5)
     assert bz.stats()["library_calls_reference"] == 0, bz.stats()
+
+
+@pytest.mark.parametrize("sa,sb", [((5, 7), (7, 3)), ((2, 4, 33), (33, 17)), ((130, 70), (70, 90)), ((9,), (9, 4))],
+                         ids=str)
+def test_float16_matmul_is_a_float32_call(sa, sb):
+    """Note [Half library calls in float32]: oneDNN's float32 matmul between
+    casts, its epilogue in the kernel after it, no reference interpreter;
+    against float64 sums rounded once to float16 (the reference's), within
+    float32 rounding of the sum."""
+    rng = np.random.default_rng(12)
+    a, b = rng.standard_normal(sa).astype(np.float16), rng.standard_normal(sb).astype(np.float16)
+    before = bz.stats()
+    got = (bz.tensor(a) @ bz.tensor(b) + np.float16(0.5)).numpy()
+    after = bz.stats()
+    assert got.dtype == np.float16
+    want = (a.astype(np.float64) @ b.astype(np.float64) + 0.5).astype(np.float16)
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=2e-3, atol=2e-3)
+    if os.environ.get("BRAZE_BACKEND") != "reference":
+        assert after["library_calls_reference"] == before["library_calls_reference"]
+        assert after["kernels_interpreted"] == before["kernels_interpreted"]
