@@ -12,6 +12,7 @@ overflow, floor_divide through the exact remainder.
 """
 
 import builtins
+import functools
 import math
 import operator
 
@@ -19,6 +20,7 @@ import ml_dtypes
 import numpy as np
 
 from . import _core
+from ._inverse_trig import WIDE_INTEGERS
 
 pi = math.pi
 e = math.e
@@ -42,6 +44,19 @@ def _float(x):
     (the ToFloat rule: integers and bools become float32)."""
     x = _t(x)
     return x if x.dtype.kind == "f" or x.dtype == _bz().bfloat16 else _core.astype(x, "float32")
+
+
+def _float_math(f):
+    """f, a composite of float ops, for any x: f(_float(x)), but an int64 or
+    uint32 x computed in float64 and rounded to float32 once (its kernel is
+    wide anyway: _inverse_trig._compute)."""
+    @functools.wraps(f)
+    def on_any(x):
+        x = _t(x)
+        if x.dtype in WIDE_INTEGERS:
+            return _core.astype(f(_core.astype(x, "float64")), "float32")
+        return f(_float(x))
+    return on_any
 
 
 def _pair(x1, x2):
@@ -69,15 +84,15 @@ def _negate_where(neg, r):
 # --- element-wise ------------------------------------------------------------------------
 
 
+@_float_math
 def tan(x):
-    x = _float(x)
     return _core.sin(x) / _core.cos(x)
 
 
+@_float_math
 def sinh(x):
     # Near 0, from expm1 (exp(x) - exp(-x) cancels); beyond, h = exp(|x|/2)
     # so that 0.5 * exp(|x|) = (0.5 h) h does not overflow before sinh does.
-    x = _float(x)
     a = _core.abs(x)
     em = _core.expm1(a)
     small = 0.5 * (em + em / (em + 1.0))
@@ -87,8 +102,8 @@ def sinh(x):
     return _core.where(x == 0, x, _negate_where(x < 0, r))  # keeps -0.0 and NaN
 
 
+@_float_math
 def cosh(x):
-    x = _float(x)
     h = _core.exp(_core.abs(x) * 0.5)
     return (0.5 * h) * h + 0.5 / (h * h)
 
@@ -99,8 +114,8 @@ def _far(x):
     return 128.0 if x.dtype == np.float16 else 2.0 ** 28
 
 
+@_float_math
 def arcsinh(x):
-    x = _float(x)
     a = _core.abs(x)
     near = _core.log1p(a + a * a / (1.0 + _core.sqrt(1.0 + a * a)))
     far = _core.log(a) + math.log(2.0)  # a * a would overflow; the rest is below an ulp
@@ -108,8 +123,8 @@ def arcsinh(x):
     return _core.where(x == 0, x, _negate_where(x < 0, r))
 
 
+@_float_math
 def arccosh(x):
-    x = _float(x)
     t = x - 1.0
     near = _core.log1p(t + _core.sqrt(t * (x + 1.0)))
     far = _core.log(x) + math.log(2.0)
@@ -117,8 +132,8 @@ def arccosh(x):
     return _core.where(x < 1.0, math.nan, r)  # (x - 1)(x + 1) is positive again below -1
 
 
+@_float_math
 def arctanh(x):
-    x = _float(x)
     return 0.5 * _core.log1p(2.0 * x / (1.0 - x))
 
 

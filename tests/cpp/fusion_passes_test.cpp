@@ -347,6 +347,13 @@ TEST(Simplify, IdempotentOpsAndIntegerRounding) {
       {"floor(int)", F::Int32, [](Graph& g, NodeId x) { return g.apply(Op::Floor, {x}); }, Op::Floor, 0},
       {"round(int)", F::Int64, [](Graph& g, NodeId x) { return g.apply(Op::Round, {x}); }, Op::Round, 0},
   });
+  // No integer is NaN or infinite: a constant false, x never read; a float's stays.
+  auto unary = [](Op op) { return [op](Graph& g, NodeId x) { return g.apply(op, {x}); }; };
+  for (Op op : {Op::IsNan, Op::IsInf}) {
+    for (DType t : {F::Int8, F::UInt32, F::Int64, F::Bool})
+      check_rules({{std::string(info(op).name) + "(int)", t, unary(op), op, 0}});
+    check_rules({{std::string(info(op).name) + "(float)", F::Float32, unary(op), op, 1}});
+  }
 }
 
 TEST(Simplify, RulesThatMustNotFire) {
@@ -861,6 +868,32 @@ TEST(ConvolutionsAsMatmuls, WhatOneDnnDoesNotRunBecomesMatmuls) {
   g.outputs = {g.apply(Op::Conv2d, {x, w}, Attr{{1, 1, 0, 0, 1, 1, 1}, {}}),
                g.apply(Op::Conv2d, {xi, wi}, Attr{{1, 1, 0, 0, 1, 1, 1}, {}})};
   EXPECT_EQ(count(make_schedule(g, cpu_library_rules()).graph, Op::Conv2d), 2u);
+}
+
+// Note [Half library calls in float32]: a float16 matmul or convolution is
+// oneDNN's float32 call between casts, with its epilogue after it, and
+// gives the reference's bits where the float32 sums are exact (small
+// integers); bfloat16 and float32 calls stay as they are.
+TEST(HalfLibraryCalls, Float16CallsRunInFloat32) {
+  Graph g;
+  const DType h = DType::Float16;
+  NodeId a = g.input(h, {2, 5, 7}), b = g.input(h, {7, 3}), bias = g.input(h, {3});
+  NodeId x = g.input(h, {1, 4, 6, 6}), w = g.input(h, {6, 2, 3, 3});
+  NodeId product = g.apply(Op::MatMul, {a, b});
+  g.outputs = {g.apply(Op::Add, {product, g.broadcast_to(bias, {2, 5, 3})}),
+               g.apply(Op::Conv2d, {x, w}, Attr{{1, 2, 1, 0, 1, 1, 2}, {}}),
+               g.apply(Op::MatMul, {g.apply(Op::Cast, {a}, Attr{{static_cast<int64_t>(DType::BFloat16)}, {}}),
+                                    g.apply(Op::Cast, {b}, Attr{{static_cast<int64_t>(DType::BFloat16)}, {}})})};
+  Schedule s = make_schedule(g, cpu_library_rules());
+  std::vector<DType> calls;
+  for (const Node& n : s.graph.nodes())
+    if (n.op == Op::MatMul || n.op == Op::Conv2d) calls.push_back(n.dtype);
+  EXPECT_EQ(calls, (std::vector<DType>{DType::Float32, DType::Float32, DType::BFloat16})) << explain(s);
+  std::vector<Array> in;
+  for (NodeId i : g.inputs()) in.push_back(integers(h, g[i].shape()));
+  std::vector<Array> want = reference::evaluate(g, in, g.outputs);
+  std::vector<Array> got = execute(s, in, allocate_array, KernelMode::Generated);
+  for (size_t k = 0; k < 2; ++k) EXPECT_TRUE(same_bits(got[k], want[k])) << k << explain(s);
 }
 
 // A convolution of two such casts the same: its attr is the convolution's

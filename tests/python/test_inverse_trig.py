@@ -310,3 +310,28 @@ def test_one_generated_kernel(dtype):
         r.numpy()
         s = bz.stats()
         assert s["kernels_launched"] == 1 and s["kernels_interpreted"] == 0, (name, s)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint32], ids=str)
+@pytest.mark.parametrize("name", ["arcsin", "arccos", "arctan", "tan", "sinh", "cosh", "arcsinh", "arccosh",
+                                  "arctanh"])
+def test_composites_of_wide_integers_compute_in_float64(name, dtype):
+    """An int64 or uint32 operand makes the kernel wide, where float32 math
+    rounds after every op: such a composite computes in float64 and rounds
+    to float32 once (python/braze/_inverse_trig.py, _compute), so it is
+    within 1 ulp of NumPy's float64 value rounded, and float32 still."""
+    values = np.array([0, 1, 2, 3, 5, 7, 10, 40, 80, 1000, 2 ** 31 - 1], dtype=np.int64)
+    if dtype == np.int64:
+        values = np.concatenate([values, -values, [-(2 ** 62), 2 ** 62]])
+    x = values.astype(dtype)
+    with np.errstate(all="ignore"):
+        want = getattr(np, name)(x.astype(np.float64)).astype(np.float32)
+    got = getattr(bz, name)(bz.tensor(x)).numpy()
+    assert got.dtype == np.float32
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[np.isinf(want)], want[np.isinf(want)])
+    np.testing.assert_array_max_ulp(got[finite], want[finite], maxulp=1)
+    got2 = bz.arctan2(bz.tensor(x), 3.0).numpy()
+    assert got2.dtype == np.float32
+    np.testing.assert_array_max_ulp(got2, np.arctan2(x.astype(np.float64), 3.0).astype(np.float32), maxulp=1)
