@@ -159,6 +159,18 @@ def _set_shape(self, shape):
     self._rebind(_views.reshape_plain(self, [shape] if isinstance(shape, numbers.Integral) else list(shape)))
 
 
+def _format(self, spec):
+    """format(x, spec), f"{x:.3f}": a 0-d tensor formats as its value (a
+    loss printed each step), as NumPy's 0-d arrays do; any other tensor
+    takes only the empty spec (str(x)), as NumPy's arrays."""
+    if not spec:
+        return str(self)
+    if self.ndim != 0:
+        raise TypeError(f"unsupported format string {spec!r} passed to Tensor.__format__ for a tensor of shape "
+                        f"{list(self.shape)}: only a 0-d tensor formats as its value")
+    return format(self.item(), spec)
+
+
 def _dump(self, file):
     """ndarray.dump: the pickle (realized values, never the lazy graph) into a path or a file."""
     if isinstance(file, (str, bytes, os.PathLike)):
@@ -193,3 +205,4 @@ def install():
     Tensor.tofile = lambda self, fid, sep="", format="%s": self.numpy().tofile(fid, sep, format)
     Tensor.dumps = lambda self: pickle.dumps(self)
     Tensor.dump = _dump
+    Tensor.__format__ = _format

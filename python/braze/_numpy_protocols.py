@@ -346,6 +346,7 @@ def _functions(bz):
             table[getattr(np, name)] = getattr(bz, name)
     for name in bz.linalg.NUMPY_FUNCTIONS:
         table[getattr(np.linalg, name)] = getattr(bz.linalg, name)
+    table[np.linalg.svd] = bz.linalg.numpy_svd  # positional keywords, where the array API's are keyword-only
     for name in bz._gather.__all__:
         table[getattr(np, name)] = getattr(bz, name)
     for name in bz._numpy_functions.FUNCTIONS:
@@ -355,9 +356,31 @@ def _functions(bz):
     for module in _built(bz):
         for name in module.FUNCTIONS:
             table[getattr(np, name)] = getattr(bz, name)
+    # Functions whose result is a file or a string: NumPy's own on the
+    # tensors' realized values.
+    for name in ("save", "savez", "savez_compressed", "savetxt", "array2string", "array_repr", "array_str"):
+        table[getattr(np, name)] = _on_values(getattr(np, name))
     for name in bz._rearranging.STRIDE_TRICKS:
         table[getattr(np.lib.stride_tricks, name)] = getattr(bz, name)
     return table
+
+
+def _on_values(function):
+    """function with every tensor among its arguments (in lists, tuples and
+    dicts too: savez's arrays) replaced by its realized values."""
+    def values(a):
+        from ._core import Tensor
+        if isinstance(a, Tensor):
+            return a.numpy()
+        if isinstance(a, (list, tuple)):
+            return type(a)(values(x) for x in a)
+        if isinstance(a, dict):
+            return {k: values(x) for k, x in a.items()}
+        return a
+
+    def on_values(*args, **kwargs):
+        return function(*values(args), **values(kwargs))
+    return on_values
 
 
 def array_function(bz, functions):

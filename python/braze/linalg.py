@@ -146,8 +146,16 @@ def solve(x1, x2, /):
     return _lapack("solve", x1, x2)
 
 
-def svd(x, /, *, full_matrices=True):
-    return _lapack("svd", x, full_matrices=full_matrices)
+def svd(x, /, *, full_matrices=True, compute_uv=True, hermitian=False):
+    """The array API's svd, with NumPy's keywords too (compute_uv=False: the
+    singular values alone, as svdvals); np.linalg.svd's positional form is
+    numpy_svd."""
+    return _lapack("svd", x, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)
+
+
+def numpy_svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """np.linalg.svd's signature, for __array_function__."""
+    return svd(a, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)
 
 
 def svdvals(x, /):

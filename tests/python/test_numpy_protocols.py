@@ -335,3 +335,47 @@ def test_logical_reductions_dtype_questions_and_other_names():
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
     assert np.result_type(t, 1.0) == np.float32 and np.result_type(t, np.float64) == np.float64
     assert np.result_type(bz.tensor(np.arange(3)), t) == np.float64
+
+
+def test_files_and_strings_take_the_realized_values(tmp_path):
+    """np.save, savez, savetxt and the array-to-string functions on tensors
+    (lazy ones too, also inside savez's keyword arrays) write what NumPy
+    writes for their values."""
+    a = np.arange(6.0).reshape(2, 3)
+    x = bz.tensor(a) * 2.0  # lazy
+    np.save(tmp_path / "x.npy", x)
+    np.testing.assert_array_equal(np.load(tmp_path / "x.npy"), a * 2.0)
+    np.savez(tmp_path / "xs.npz", x, second=x + 1.0)
+    with np.load(tmp_path / "xs.npz") as f:
+        np.testing.assert_array_equal(f["arr_0"], a * 2.0)
+        np.testing.assert_array_equal(f["second"], a * 2.0 + 1.0)
+    np.savetxt(tmp_path / "x.txt", x, fmt="%.1f")
+    assert (tmp_path / "x.txt").read_text() == "0.0 2.0 4.0\n6.0 8.0 10.0\n"
+    assert np.array2string(x) == np.array2string(a * 2.0)
+    assert np.array_repr(x) == np.array_repr(a * 2.0)
+    assert np.array_str(x, precision=1) == np.array_str(a * 2.0, precision=1)
+
+
+def test_format_of_a_0d_tensor_is_its_values():
+    """f"{loss:.4f}" as with a NumPy 0-d array or scalar; a spec on a tensor
+    of more elements is NumPy's TypeError; the empty spec is str()."""
+    x = bz.tensor(np.array([[1.25, -2.5], [3.0, 4.0]], np.float32))
+    assert f"{x.sum():.3f}" == "5.750"
+    assert f"{x[1, 0]:>6.1f}" == "   3.0"
+    assert f"{bz.tensor(np.int64(7)):03d}" == "007"
+    assert f"{x}" == str(x)
+    with pytest.raises(TypeError, match=r"Tensor.__format__ .*shape \[2, 2\]"):
+        f"{x:.2f}"
+    with pytest.raises(TypeError, match=r"shape \[1\]"):
+        format(x[0, :1], ".1f")
+
+
+def test_svd_takes_numpys_keywords():
+    a = np.array([[3.0, 1.0], [1.0, 3.0], [0.0, 2.0]])
+    x = bz.tensor(a)
+    np.testing.assert_allclose(np.linalg.svd(x, compute_uv=False).numpy(), np.linalg.svd(a, compute_uv=False))
+    u, s, vh = np.linalg.svd(x, full_matrices=False)
+    np.testing.assert_allclose((u * s) @ vh, a, atol=1e-12)
+    np.testing.assert_allclose(bz.linalg.svd(x, full_matrices=False).S.numpy(), np.linalg.svd(a).S)
+    s = np.linalg.svd(x, False, False)  # NumPy's positional form
+    np.testing.assert_allclose(s.numpy(), np.linalg.svd(a, compute_uv=False))
