@@ -63,6 +63,8 @@ class CompiledKernel {
   // group's G (Note [Tiled transposes]; a share of fewer rows reads by
   // gathers), else 1.
   int64_t row_grain() const { return row_grain_; }
+  // Its lanes are 64-bit (Note [Wide kernels] in lanes.h).
+  bool wide() const { return wide_; }
 
  protected:
   explicit CompiledKernel(RowPlan plan) : plan_(std::move(plan)) {}
@@ -71,10 +73,11 @@ class CompiledKernel {
   int64_t scratch_floats_ = 0;
   int64_t partial_bytes_ = 0;
   int64_t row_grain_ = 1;
+  bool wide_ = false;
 };
 
 // Bump when generated code changes for the same spec: part of the cache key.
-inline constexpr int kCodegenVersion = 17;
+inline constexpr int kCodegenVersion = 18;
 
 // The generated kernel, or null with `why` set when the spec uses what the
 // generator does not emit yet (those specs run on the spec interpreter).

@@ -99,6 +99,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
         math64_(*this, k_, ops_) {}
 
   bool streams() const { return stream_; }
+  bool wide() const { return wide_; }  // Note [Wide kernels]
   // Bytes of instructions; the constant pool follows them.
   size_t text_size() const { return k_.code_size(); }
   // Floats of per-thread scratch a launch must pass (Note [Stashed values]).

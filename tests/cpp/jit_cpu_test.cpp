@@ -772,6 +772,51 @@ TEST(JitCpu, VectorMathKeepsTheSignOfZero) {
     }
 }
 
+// Note [Float64 scalars cast to float32] (codegen.cpp): an optimizer's
+// float64 learning rate cast to float32 keeps the kernel in 32-bit lanes,
+// and the cast is the reference's (rounded to nearest, to subnormals,
+// infinities and NaN); a float64 scalar read as float64 still makes it wide.
+TEST(JitCpu, Float64ScalarsCastToFloat32KeepKernelsNarrow) {
+  Tensor x = random_tensor({5, 37}, 30), g = random_tensor({5, 37}, 31);
+  realize({x, g});
+  const std::vector<float> xs = x.to_vector<float>(), gs = g.to_vector<float>();
+  // As a program schedules it: a 0-d input is a scalar input of the kernel.
+  auto spec_of = [](const Tensor& t) {
+    Schedule s = program_schedule(lower(std::vector<Tensor>{t}).graph);
+    EXPECT_EQ(s.steps.size(), 1u);
+    return s.steps[0].spec;
+  };
+  for (double lr : {0.1, 1e-3, 1.0 / 3.0, 1e-40, 1e-50, 3.5e38, -0.0, std::nan(""), double{INFINITY}}) {
+    SCOPED_TRACE(lr);
+    Tensor rate = from_vector<double>({lr}, {});  // a 0-d input: bz.optim's learning rate
+    realize({rate});
+    Tensor step = x - astype(rate, DType::Float32) * g;
+    const KernelSpec spec = spec_of(step);
+    ASSERT_TRUE(std::any_of(spec.inputs.begin(), spec.inputs.end(), [](const KernelInput& in) {
+      return in.kind == KernelInput::Kind::Scalar && in.dtype == DType::Float64;
+    })) << canonical_text(spec);
+    for (jit::Isa isa : {jit::Isa::Avx512, jit::Isa::Avx2}) {
+      std::string why;
+      std::unique_ptr<jit::CompiledKernel> k = jit::compile(spec, isa, why);
+      ASSERT_TRUE(k) << why;
+      EXPECT_FALSE(k->wide()) << jit::name(isa);
+    }
+    // The reference's float32 ops, each rounded: the cast, the product, the difference.
+    const std::vector<float> got = step.to_vector<float>();
+    const float r = static_cast<float>(lr);
+    for (size_t i = 0; i < got.size(); ++i) {
+      const float want = xs[i] - r * gs[i];
+      EXPECT_TRUE(std::bit_cast<uint32_t>(got[i]) == std::bit_cast<uint32_t>(want) || (std::isnan(got[i]) && std::isnan(want)))
+          << i << ": " << got[i] << " != " << want;
+    }
+  }
+  Tensor rate = from_vector<double>({0.1}, {});
+  realize({rate});
+  Tensor wide = x - astype(rate * 3.0, DType::Float32) * g;  // float64 math on the scalar first
+  std::string why;
+  EXPECT_TRUE(jit::compile(spec_of(wide), jit::Isa::Avx2, why)->wide());
+}
+
 // Code generation needs no CPU support (only running it does), so the
 // AVX-512 forms of the vector math are emitted on every host: an operand
 // xbyak rejects there throws even where the sweep above cannot run them.
