@@ -50,11 +50,18 @@ constexpr double kOneThreadFlops = 8e6;
   return 2 * out * static_cast<double>(c.a.view.shape.back());
 }
 
+// The same for a reorder (Note [Convolutions in oneDNN's layouts]) of
+// fewer than kOneThreadBytes: a copy that one core does in about the time
+// waking a second takes. The CNN of bench/training.py: 10 reorders a step
+// of 4 to 260 KB, 40-100 us each with a team of two.
+constexpr size_t kOneThreadBytes = 1 << 20;
+
 class TeamFor {
  public:
-  explicit TeamFor([[maybe_unused]] const Call& c) {
+  explicit TeamFor([[maybe_unused]] const Call& c) : TeamFor(flops(c) < kOneThreadFlops) {}
+  explicit TeamFor(bool one) {
 #ifdef BRAZE_HAVE_OPENMP
-    if (flops(c) < kOneThreadFlops && omp_get_max_threads() > 1) {
+    if (one && omp_get_max_threads() > 1) {
       was_ = omp_get_max_threads();
       omp_set_num_threads(1);
     }
@@ -182,7 +189,7 @@ struct Entry {
   // the layout the product reads fastest by a cached reorder primitive.
   std::optional<dnnl::reorder> pack;
   memory::desc packed_md;
-  // Note [Integer convolutions in oneDNN's layouts]: the input copied into
+  // Note [Convolutions in oneDNN's layouts]: the input copied into
   // the primitive's layout before it, its result out of its own after it,
   // both in the scratch memory past oneDNN's scratchpad (at these offsets).
   std::optional<dnnl::reorder> stage_src, unstage_dst;
@@ -207,7 +214,10 @@ namespace {
 // call and a kernel; with a residual add: 17 ms, 1.2), so the CPU's rules
 // give a convolution only that bias and activations (cpu_refuse,
 // fusion/library_rules.cpp), and the rest is a kernel after it. Matmuls
-// keep every post-op: their kernels apply them at full speed.
+// keep every post-op: their kernels apply them at full speed. (Measured on
+// the gemm convolution, which float convolutions no longer take: Note
+// [Convolutions in oneDNN's layouts]. The bias argument stays the fast way
+// in every implementation; the other post-ops were not measured again.)
 bool conv_bias(const Call& c) {
   if (c.op != Op::Conv2d || c.post.empty() || !is_float(c.dtype)) return false;
   const CallPostOp& p = c.post[0];
@@ -215,20 +225,25 @@ bool conv_bias(const Call& c) {
          is_channel_bias(p.addend.view, c.out);
 }
 
-// Note [Integer convolutions in oneDNN's layouts]
-// oneDNN's int8 convolutions (brgconv, with VNNI) read and write channels
-// innermost (nhwc) and read their weights blocked. Handed braze's NCHW
-// layouts as they are, oneDNN picks its reference implementation: 1.26 s
+// Note [Convolutions in oneDNN's layouts]
+// oneDNN's fast convolutions (brgconv and its direct JIT ones, with VNNI
+// for int8) read and write channels blocked or innermost (nChw16c, nhwc)
+// and read their weights blocked. Handed braze's NCHW layouts as they are,
+// oneDNN picks slower implementations: its reference one for int8, 1.26 s
 // for [8, 32, 28, 28] (uint8) x [64, 32, 3, 3] (int8), where float32 took
-// 1.7 ms. So an integer convolution leaves the layouts to oneDNN
-// (format_tag::any) and copies by reorder primitives: the input into
-// scratch memory before the call, the result out of it after, the weights
-// packed as a matmul's are (kept across runs where they are a program
-// input, Note [Kept packed weights]). The same convolution: 1.0 ms, of it
-// 0.27 the convolution, 0.12 the input's reorder and 0.53 the result's
-// (int32 nhwc to nchw; a consumer reading the result through a permuted
-// view would save it). Float convolutions keep braze's layouts, which
-// oneDNN's own gemm convolution reads as they are.
+// 1.7 ms; its gemm convolution (im2col, then sgemm) for floats. So a
+// convolution leaves the layouts to oneDNN (format_tag::any) and copies by
+// reorder primitives: the input into scratch memory before the call, the
+// result out of it after, the weights packed as a matmul's are (kept
+// across runs where they are a program input, Note [Kept packed weights]).
+// The int8 convolution above: 1.0 ms, of it 0.27 the convolution, 0.12 the
+// input's reorder and 0.53 the result's (int32 nhwc to nchw). float32,
+// against the gemm convolution, with bias and relu (/work/tmp/conv.py's
+// shapes, braze's ms, two threads): [8, 64, 56, 56] x [64, 64, 3, 3] 16.9
+// -> 10.3, [32, 32, 32, 32] x [64, 32, 3, 3] 14.4 -> 6.8, [8, 3, 224, 224]
+// x [64, 3, 7, 7] stride 2 32.8 -> 12.9, [64, 1, 8, 8] x [16, 1, 3, 3]
+// 0.125 -> 0.078; bench/training.py's CNN step 3.3 -> 2.3 ms. Every shape
+// tried was faster, the 1x1 convolutions least (2.4 -> 1.7 ms).
 void create(const Call& c, Entry& e) {
   if (c.op == Op::MatMul && cpu_blas_matmul(c.dtype, c.out)) {
     e.error = blas_why_not(c);
@@ -310,11 +325,8 @@ void create(const Call& c, Entry& e) {
       Dims padding_r(2);
       for (int k = 0; k < 2; ++k)  // what makes oneDNN's output size equal ours (floor division)
         padding_r[k] = (c.out[2 + k] - 1) * p[k] + (w[2 + k] - 1) * p[4 + k] + 1 - x[2 + k] - p[2 + k];
-      // Note [Integer convolutions in oneDNN's layouts]
-      const bool staged = c.dtype == DType::Int32 && c.a.dtype != DType::Int32;
-      auto any = [&](const memory::desc& md) {
-        return staged ? memory::desc(md.dims(), md.data_type(), memory::format_tag::any) : md;
-      };
+      // Note [Convolutions in oneDNN's layouts]
+      auto any = [](const memory::desc& md) { return memory::desc(md.dims(), md.data_type(), memory::format_tag::any); };
       dnnl::convolution_forward::desc d =
           e.bias_md ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                                       dnnl::algorithm::convolution_direct, any(e.a_md), any(e.b_md),
@@ -327,28 +339,26 @@ void create(const Call& c, Entry& e) {
       dnnl::convolution_forward::primitive_desc pd(d, attr, cpu_engine());
       e.primitive = dnnl::convolution_forward(pd);
       scratch_md = pd.scratchpad_desc();
-      if (staged) {
-        int64_t at = (static_cast<int64_t>(scratch_md.get_size()) + 63) / 64 * 64;
-        if (pd.src_desc() != e.a_md) {
-          e.staged_src_md = pd.src_desc();
-          e.stage_src = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), e.a_md, cpu_engine(), e.staged_src_md));
-          e.staged_src_at = at;
-          at += (static_cast<int64_t>(e.staged_src_md.get_size()) + 63) / 64 * 64;
-        }
-        if (pd.dst_desc() != e.out_md) {
-          e.staged_dst_md = pd.dst_desc();
-          e.unstage_dst = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), e.staged_dst_md, cpu_engine(), e.out_md));
-          e.staged_dst_at = at;
-          at += static_cast<int64_t>(e.staged_dst_md.get_size());
-        }
-        if (pd.weights_desc() != e.b_md) {
-          e.packed_md = pd.weights_desc();
-          e.pack = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), e.b_md, cpu_engine(), e.packed_md));
-          e.packed_bytes = static_cast<int64_t>(e.packed_md.get_size());
-        }
-        e.scratch_bytes = at;
-        return;
+      int64_t at = (static_cast<int64_t>(scratch_md.get_size()) + 63) / 64 * 64;
+      if (pd.src_desc() != e.a_md) {
+        e.staged_src_md = pd.src_desc();
+        e.stage_src = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), e.a_md, cpu_engine(), e.staged_src_md));
+        e.staged_src_at = at;
+        at += (static_cast<int64_t>(e.staged_src_md.get_size()) + 63) / 64 * 64;
       }
+      if (pd.dst_desc() != e.out_md) {
+        e.staged_dst_md = pd.dst_desc();
+        e.unstage_dst = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), e.staged_dst_md, cpu_engine(), e.out_md));
+        e.staged_dst_at = at;
+        at += static_cast<int64_t>(e.staged_dst_md.get_size());
+      }
+      if (pd.weights_desc() != e.b_md) {
+        e.packed_md = pd.weights_desc();
+        e.pack = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), e.b_md, cpu_engine(), e.packed_md));
+        e.packed_bytes = static_cast<int64_t>(e.packed_md.get_size());
+      }
+      e.scratch_bytes = at;
+      return;
     } else {
       // Note [Packed matmul weights]
       memory::desc weights = e.b_md;
@@ -484,12 +494,14 @@ void run(const Prepared& p, const Graph& g, const FusedGroup& group,
   }
   if (e.scratch_md.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, memory(e.scratch_md, eng, mem.scratch));
   dnnl::stream s(eng);
-  if (e.pack && mem.pack)
-    e.pack->execute(s, {{DNNL_ARG_FROM, memory(e.b_md, eng, address(buffer(c.b.base), c.b))},
-                        {DNNL_ARG_TO, args.at(DNNL_ARG_WEIGHTS)}});
-  if (e.stage_src) e.stage_src->execute(s, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, args.at(DNNL_ARG_SRC)}});
+  auto copy = [&](const dnnl::reorder& r, const memory& from, const memory& to) {
+    TeamFor team(to.get_desc().get_size() < kOneThreadBytes);
+    r.execute(s, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  };
+  if (e.pack && mem.pack) copy(*e.pack, memory(e.b_md, eng, address(buffer(c.b.base), c.b)), args.at(DNNL_ARG_WEIGHTS));
+  if (e.stage_src) copy(*e.stage_src, src, args.at(DNNL_ARG_SRC));
   e.primitive.execute(s, args);
-  if (e.unstage_dst) e.unstage_dst->execute(s, {{DNNL_ARG_FROM, args.at(DNNL_ARG_DST)}, {DNNL_ARG_TO, dst}});
+  if (e.unstage_dst) copy(*e.unstage_dst, args.at(DNNL_ARG_DST), dst);
   s.wait();
 }
 
