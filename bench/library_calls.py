@@ -1,7 +1,8 @@
 """Compute-bound CPU workloads: the mlp workload of shared/bench/WORKLOADS.md
 (relu(X@W1+b1)@W2+b2, X [256,1024], W1 [1024,4096], W2 [4096,1024]) and the
-transformer block of examples/, float64 matmul (BLAS), and what no library
-runs (float64 convolution, integer matmul), braze (oneDNN with fused
+transformer block of examples/, float64 matmul (BLAS), what no library
+runs (float64 convolution, integer matmul), float16 matmul and float32
+convolutions with bias and relu, braze (oneDNN with fused
 epilogues; OpenBLAS for float64; generated code) beside
 NumPy (OpenBLAS), JAX (jax.jit, XLA on the CPU) and PyTorch eager (where
 installed) in one process.
@@ -224,6 +225,39 @@ def bench_no_library():
           + (f", over PyTorch {turn['torch'] / turn['braze']:.2f}x" if "torch" in turn else "") + ", timed in turn")
 
 
+# (input, weight, stride, padding): the CNN of examples/train_cnn.py's two
+# convolutions, a ResNet stage, its first layer, a 1x1 projection.
+CONVOLUTIONS = [((64, 1, 8, 8), (16, 1, 3, 3), 1, 1), ((64, 16, 4, 4), (32, 16, 3, 3), 1, 1),
+                ((8, 64, 56, 56), (64, 64, 3, 3), 1, 1), ((4, 256, 14, 14), (256, 256, 3, 3), 1, 1),
+                ((8, 3, 224, 224), (64, 3, 7, 7), 2, 3), ((8, 256, 28, 28), (64, 256, 1, 1), 1, 0),
+                ((32, 32, 32, 32), (64, 32, 3, 3), 1, 1)]
+
+
+def bench_convolutions():
+    """float32 conv2d + bias + relu (Note [Convolutions in oneDNN's
+    layouts]: oneDNN's brgconv in its own layouts, the bias and relu applied
+    by the call) beside PyTorch's, timed in turn."""
+    rng = np.random.default_rng(3)
+    for xs, ws, stride, padding in CONVOLUTIONS:
+        x, w = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ws).astype(np.float32)
+        b = rng.standard_normal(ws[0]).astype(np.float32)
+        tx, tw, tb_ = bz.tensor(x), bz.tensor(w), bz.tensor(b).reshape(1, -1, 1, 1)
+        fns = {"braze": lambda: bz.relu(bz.conv2d(tx, tw, stride=stride, padding=padding) + tb_).numpy()}
+        if torch is not None:
+            px, pw, pb = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b)
+            fns["torch"] = lambda: torch.relu(torch.nn.functional.conv2d(px, pw, pb, stride=stride, padding=padding))
+            np.testing.assert_allclose(fns["braze"](), fns["torch"]().numpy(), rtol=1e-3, atol=1e-3)
+        k = kernels(fns["braze"])
+        turn = best_in_turn(fns)
+        out = [(xs[i] + 2 * padding - ws[i]) // stride + 1 for i in (2, 3)]
+        flops = 2 * np.prod(ws) * xs[0] * out[0] * out[1]
+        name = f"conv {xs[1]}->{ws[0]} {ws[2]}x{ws[3]} {xs[2]}^2"
+        for system, t in turn.items():
+            row(name, system, t, flops, k if system == "braze" else None)
+        if torch is not None:
+            print(f"  {list(xs)} x {list(ws)}: braze over PyTorch {turn['torch'] / turn['braze']:.2f}x, timed in turn")
+
+
 def openblas_core():
     """The kernel set NumPy's OpenBLAS picked at run time (OPENBLAS_CORETYPE
     overrides it: Haswell is AVX2 only, SkylakeX and later use AVX-512)."""
@@ -249,6 +283,7 @@ def main():
     bench_mlp()
     bench_float64()
     bench_no_library()
+    bench_convolutions()
     bench_transformer()
 
 

@@ -238,8 +238,8 @@ bool conv_bias(const Call& c) {
 // across runs where they are a program input, Note [Kept packed weights]).
 // The int8 convolution above: 1.0 ms, of it 0.27 the convolution, 0.12 the
 // input's reorder and 0.53 the result's (int32 nhwc to nchw). float32,
-// against the gemm convolution, with bias and relu (/work/tmp/conv.py's
-// shapes, braze's ms, two threads): [8, 64, 56, 56] x [64, 64, 3, 3] 16.9
+// against the gemm convolution, with bias and relu (bench/library_calls.py's
+// bench_convolutions, braze's ms, two threads): [8, 64, 56, 56] x [64, 64, 3, 3] 16.9
 // -> 10.3, [32, 32, 32, 32] x [64, 32, 3, 3] 14.4 -> 6.8, [8, 3, 224, 224]
 // x [64, 3, 7, 7] stride 2 32.8 -> 12.9, [64, 1, 8, 8] x [16, 1, 3, 3]
 // 0.125 -> 0.078; bench/training.py's CNN step 3.3 -> 2.3 ms. Every shape
