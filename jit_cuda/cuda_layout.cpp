@@ -79,6 +79,15 @@ CudaLayout make_layout(const KernelSpec& spec) {
   return l;
 }
 
+Access vector_access(const CudaLayout& l, size_t k, int64_t width) {
+  const std::vector<int64_t>& s = l.strides[k];
+  const size_t inner = s.size() - 1;
+  bool aligned = l.offsets[k] % width == 0;
+  for (size_t d = 0; d < inner; ++d) aligned = aligned && s[d] % width == 0;
+  if (s[inner] == 0) return Access::Broadcast;
+  return s[inner] == 1 && aligned ? Access::Vector : Access::Gather;
+}
+
 VectorPlan plan_vectors(const KernelSpec& spec, const CudaLayout& l) {
   VectorPlan p;
   if (l.sizes.empty() || l.numel() == 0) return p;
@@ -104,12 +113,8 @@ VectorPlan plan_vectors(const KernelSpec& spec, const CudaLayout& l) {
       if (rows) return VectorPlan{};
       continue;
     }
-    const std::vector<int64_t>& s = l.strides[k];
-    bool aligned = l.offsets[k] % width == 0;
-    for (size_t d = 0; d < inner; ++d) aligned = aligned && s[d] % width == 0;
-    if (s[inner] == 0) p.inputs[k] = Access::Broadcast;
-    else if (s[inner] == 1 && aligned) p.inputs[k] = Access::Vector;
-    else if (rows) return VectorPlan{};  // rows keep one element per step rather than gather
+    p.inputs[k] = vector_access(l, k, width);
+    if (rows && p.inputs[k] == Access::Gather) return VectorPlan{};  // rows keep one element per step rather than gather
   }
   p.width = static_cast<int>(width);
   p.vectors = l.numel() / width;

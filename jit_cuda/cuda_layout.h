@@ -86,6 +86,8 @@ struct VectorPlan {
   int64_t tail = 0;            // numel % width: the scalar tail (one-axis domains only)
 };
 VectorPlan plan_vectors(const KernelSpec& spec, const CudaLayout& l);
+// How buffer input k moves `width` elements along the innermost axis.
+Access vector_access(const CudaLayout& l, size_t k, int64_t width);
 
 // C++ spellings for a dtype in generated code (prelude: jit_cuda/device/).
 const char* storage_type(DType t);   // in memory: unsigned char for bool, bz::f16_bits, ...

@@ -24,7 +24,7 @@ std::string lower(std::string_view s) {
 
 Renderer::Renderer(const KernelSpec& spec) : spec_(spec), l_(make_layout(spec)) {
   if (!l_.reduces() && !(tiled_ = tiled_inputs(spec_, l_)).empty()) {
-    paired_ = pairs_tiles(spec_, l_, tiled_);
+    if ((paired_ = pairs_tiles(spec_, l_, tiled_))) plan_pairs();
     launch_ = {KernelShape::Tiles, kTileThreads, tile_units()};
   } else if (!l_.reduces()) {
     vec_ = plan_vectors(spec_, l_);
@@ -197,7 +197,7 @@ std::string Renderer::value_expr(const KernelOp& op, const std::string& r) const
         if (!op.args.empty())  // a masked load (Note [Masked loads]): no address read where the mask is false
           return "(" + value_name(op.args[0]) + " ? " + load_expr(in.dtype, "in" + k, offset(op.input)) + " : bz::cv<" +
                  r + ">(0ll))";
-        if (staged_ && tiled_[op.input]) return load_expr(in.dtype, "tile" + k + "[tx]", "r");
+        if (staged_ && (tiled_[op.input] || (!partner_.empty() && partner_[op.input] >= 0))) return tile_read(op.input);
         if (!lane_.empty() && vec_.inputs[op.input] == Access::Vector) return load_expr(in.dtype, "r" + k + ".v", lane_);
         if (!lane_.empty() && vec_.inputs[op.input] == Access::Broadcast) return "b" + k;
         return load_expr(in.dtype, "in" + k, offset(op.input));

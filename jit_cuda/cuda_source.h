@@ -12,7 +12,7 @@ namespace braze::cuda {
 
 // Bump when generated source changes for the same spec: part of every
 // cache key (with the prelude's text, which is hashed separately).
-inline constexpr int kCudaCodegenVersion = 6;  // 2: vector access, unsigned counters, split columns; 3: bytes in flight; 4: tiles; 5: rows in registers; 6: tile pairs, unrolled tiles
+inline constexpr int kCudaCodegenVersion = 7;  // 2: vector access, unsigned counters, split columns; 3: bytes in flight; 4: tiles; 5: rows in registers; 6: tile pairs, unrolled tiles; 7: pairs staged whole, in vectors
 
 // Note [CUDA kernel shapes]
 // Every spec becomes one kernel of one of five shapes, from its collapsed

@@ -45,6 +45,10 @@ inline constexpr int64_t kCachedRegisters = 32;
 inline constexpr int64_t kTile = 32;
 inline constexpr int kTileThreads = 256;
 inline constexpr size_t kMaxTiledInputs = 4;
+// Pairs of tiles (Note [Tile pairs on the GPU]): their side where both
+// tiles of every staged input fit the static shared memory a block has.
+inline constexpr int64_t kWideTile = 64;
+inline constexpr int64_t kStaticSharedBytes = 48 * 1024;
 
 // The variable holding body value i in generated code.
 inline std::string value_name(int32_t i) { return "v" + std::to_string(i); }
@@ -74,11 +78,17 @@ class Renderer {
   void elements();
   // cuda_source_tiles.cpp
   static std::vector<bool> tiled_inputs(const KernelSpec& spec, const CudaLayout& l);
-  static int32_t straight_partner(const KernelSpec& spec, const CudaLayout& l, size_t k);
+  static bool straight_partner(const KernelSpec& spec, const CudaLayout& l, size_t k, size_t m);
+  static int64_t pair_bytes(const KernelSpec& spec, const std::vector<bool>& tiled, int64_t side);
   static bool pairs_tiles(const KernelSpec& spec, const CudaLayout& l, const std::vector<bool>& tiled);
+  void plan_pairs();
   int64_t tile_units() const;
   void tiles();
-  void tile_passes(const std::string& ind);
+  void open_tile_rows(const std::string& r0, const std::string& c0, bool across, const std::string& ind);
+  enum class Stage { Direct, Load, Store };
+  void stage_pass(Stage stage, int half, const std::string& r0, const std::string& c0, const std::string& ind);
+  void compute_pass(int half, const std::string& r0, const std::string& c0, const std::string& ind);
+  std::string tile_read(size_t k) const;
   void scalar_elements(const std::string& first);
   void vector_elements();
   void emit_vector_loads(const std::vector<bool>& need, const std::string& ind);
@@ -95,6 +105,9 @@ class Renderer {
   int split_columns_ = 0;  // SplitColumns: columns per block
   std::vector<bool> tiled_;  // Tiles: per spec input, whether it is staged in shared memory
   bool paired_ = false;      // Tiles: units are pairs of tiles (Note [Tile pairs on the GPU])
+  int64_t side_ = kTile;     // Tiles: the side of a tile
+  std::vector<int32_t> partner_;  // paired Tiles: per spec input, the staged input whose tiles it reads, or -1
+  int half_ = 0;             // inside a compute pass: which of a pair's tiles it computes
   std::vector<bool> cached_;  // BlockPerRow: per spec input, whether held in registers (empty: none)
   bool staged_ = false;      // inside a tile's compute pass: staged inputs read from the tile
   std::string lane_;       // inside a vector kernel's lane loop: its variable

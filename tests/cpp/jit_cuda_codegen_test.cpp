@@ -10,6 +10,7 @@
 #include "jit_cuda/cuda_error.h"
 #include "jit_cuda/cuda_layout.h"
 #include "jit_cuda/cuda_source.h"
+#include "jit_cuda/cuda_source_renderer.h"
 #include "jit_cuda/emulated_kernels.h"
 #include "jit_cuda/nvrtc_api.h"
 #include "jit_cuda/nvrtc_compile.h"
@@ -291,10 +292,11 @@ TEST(JitCudaTiles, TransposesOfTheSameBufferAreComputedInPairsOfTiles) {
     const char* what;
     Tensor root;
     int64_t units;  // 0: not paired
+    int width = 0;  // elements per thread and access (0: not checked)
   };
   std::vector<Case> cases;
   for (int64_t side : {32, 33, 100, 130}) {
-    const int64_t t = (side + 31) / 32;
+    const int64_t tile = side >= kWideTile ? kWideTile : kTile, t = (side + tile - 1) / tile;
     Tensor x = random_tensor({side, side}, static_cast<uint32_t>(side));
     Tensor y = random_tensor({side, side}, static_cast<uint32_t>(side + 1));
     Tensor cube = random_tensor({3, side, side}, static_cast<uint32_t>(side + 2));
@@ -303,6 +305,40 @@ TEST(JitCudaTiles, TransposesOfTheSameBufferAreComputedInPairsOfTiles) {
     cases.push_back({"a batch of squares", permute(cube, {0, 2, 1}) + cube, 3 * t * (t + 1) / 2});
     cases.push_back({"float16", astype(transpose(x), DType::Float16) * astype(x, DType::Float16), t * (t + 1) / 2});
     cases.push_back({"another buffer", transpose(x) + y, 0});
+  }
+  // Elements per thread (Note [Tile pairs on the GPU]): 16 bytes where the
+  // views align, fewer where they do not, and inputs beside the pair read
+  // in vectors, broadcast or element by element.
+  struct Width {
+    const char* what;
+    Tensor root;
+    int width;
+    int64_t side;
+  };
+  Tensor square = random_tensor({128, 128}, 11), odd = random_tensor({66, 66}, 12);
+  Tensor half = testing::random_tensor({128, 128}, 17, 2.0f, DType::Float16);
+  Tensor bytes = testing::random_tensor({128, 128}, 18, 8.0f, DType::Int8);
+  Tensor doubles = testing::random_tensor({128, 128}, 19, 2.0f, DType::Float64);
+  Tensor framed = random_tensor({129, 130}, 13), other = random_tensor({128, 128}, 14);
+  Tensor inner = index(framed, std::vector<Index>{Slice{1, std::nullopt, 1}, Slice{2, std::nullopt, 1}});  // offset 132
+  Tensor shifted = index(framed, std::vector<Index>{Slice{1, std::nullopt, 1}, Slice{1, 129, 1}});  // offset 131
+  std::vector<Width> widths{
+      {"float32: 4", transpose(square) + square, 4, 64},
+      {"float16: 8", transpose(half) - half, 8, 64},
+      {"int8: 16", transpose(bytes) + bytes, 16, 64},
+      {"float64: 2, 32 a side", transpose(doubles) * doubles, 2, 32},
+      {"float16 read, float32 written: 4", transpose(half) * astype(half, DType::Float32), 4, 64},
+      {"a side of 66: 2", transpose(odd) + odd, 2, 64},
+      {"rows of 130 at offset 132: 2", transpose(inner) + inner, 2, 64},
+      {"an odd offset: 1", transpose(shifted) + shifted, 1, 64},
+      {"beside a straight input, a row and a column", transpose(square) + square * other + random_tensor({128}, 15) -
+                                                          random_tensor({128, 1}, 16), 4, 64},
+      {"beside a transposed input of another buffer: 32 a side", transpose(square) + square + transpose(other), 4, 32},
+      {"two float64 inputs staged: 32 a side", transpose(doubles) + doubles + transpose(doubles * 2.0), 2, 32},
+  };
+  for (const Width& c : widths) {
+    const int64_t t = (c.root.shape()[0] + c.side - 1) / c.side;
+    cases.push_back({c.what, c.root, t * (t + 1) / 2, c.width});
   }
   Tensor wide = random_tensor({64, 65}, 7);
   cases.push_back({"the same buffer at another offset", transpose(columns_from(wide, 1)) + columns_to(wide, 64), 0});
@@ -313,9 +349,14 @@ TEST(JitCudaTiles, TransposesOfTheSameBufferAreComputedInPairsOfTiles) {
     kernels.push_back(render_cuda(specs.back()));
     const CudaKernelSource& k = kernels.back();
     EXPECT_EQ(k.launch.shape, KernelShape::Tiles) << c.what << "\n" << k.source;
-    EXPECT_EQ(has(k.source, "half ? tj : ti"), c.units > 0) << c.what << "\n" << k.source;
+    EXPECT_EQ(has(k.source, "if (ti != tj)"), c.units > 0) << c.what << "\n" << k.source;
     if (c.units > 0) {
       EXPECT_EQ(k.launch.work, c.units) << c.what << "\n" << k.source;
+    }
+    if (c.width > 0) {
+      const std::string per_thread = std::to_string(c.width) + " elements per thread";
+      EXPECT_EQ(has(k.source, per_thread), c.width > 1) << c.what << "\n" << k.source;
+      EXPECT_EQ(has(k.source, "elements per thread"), c.width > 1) << c.what << "\n" << k.source;
     }
     EXPECT_TRUE(k.launch.exact_threads) << c.what;  // the unrolled passes need all kTileThreads
   }

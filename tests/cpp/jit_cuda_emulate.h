@@ -25,22 +25,30 @@ inline void emulated_launch(const cuda::EmulatedKernels& so, const cuda::CudaKer
     so.launch(so.entry(k.name), params, static_cast<unsigned>(k.launch.blocks(2)), k.launch.threads_up_to(64));
 }
 
-// A buffer of `t` large enough for the view, with random values at every
-// element the view reaches. Mapped, not allocated: pages the view never
-// reaches cost nothing, so a view at an offset past 2^31 elements is cheap.
-// A windowed view (Note [Windows]) reaches only the elements in its window.
-inline Array random_view_buffer(DType t, const View& v, std::mt19937& rng, double nan_chance) {
+// The last element a view reaches (a windowed view, Note [Windows], only
+// those in its window), or -1 when it reaches none.
+inline int64_t view_extent(const View& v) {
   int64_t hi = v.offset;
   for (size_t d = 0; d < v.shape.size(); ++d) {
     Window w = v.window_of(d);
-    if (w.hi <= w.lo) hi = 0;
-    else if (v.shape[d] > 1) hi += std::max(w.lo * v.strides[d], (w.hi - 1) * v.strides[d]);
+    if (w.hi <= w.lo) return -1;
+    if (v.shape[d] > 1) hi += std::max(w.lo * v.strides[d], (w.hi - 1) * v.strides[d]);
   }
-  hi = std::max<int64_t>(hi, 0);
-  size_t bytes = static_cast<size_t>(hi + 1) * itemsize(t);
+  return hi;
+}
+
+// A buffer of `t` of `elements`, mapped, not allocated: pages no view
+// reaches cost nothing, so a view at an offset past 2^31 elements is cheap.
+inline Array mapped_buffer(DType t, int64_t elements) {
+  size_t bytes = static_cast<size_t>(elements) * itemsize(t);
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
-  Array a{t, {hi + 1}, std::shared_ptr<std::byte[]>(static_cast<std::byte*>(p), [bytes](std::byte* q) { ::munmap(q, bytes); })};
+  return Array{t, {elements}, std::shared_ptr<std::byte[]>(static_cast<std::byte*>(p), [bytes](std::byte* q) { ::munmap(q, bytes); })};
+}
+
+// Random values at every element of `a` the view reaches.
+inline void fill_view(Array& a, const View& v, std::mt19937& rng, double nan_chance) {
+  const DType t = a.dtype;
   std::normal_distribution<double> normal(0.0, 1.5);
   std::uniform_int_distribution<int64_t> small(-8, 8);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -57,7 +65,31 @@ inline Array random_view_buffer(DType t, const View& v, std::mt19937& rng, doubl
     else store_int(t, a.data.get(), i, !is_signed(t) ? small(rng) & (t == DType::Bool ? 1 : 15) : small(rng));
     for (size_t d = at.size(); d-- > 0 && ++at[d] == v.shape[d];) at[d] = 0;
   }
-  return a;
+}
+
+// Per spec input, a buffer with random values at every element its view
+// reaches (null for inputs that are not buffers). Inputs reading one
+// buffer (KernelInput::same_buffer_as) share one, as they do when run:
+// kernels may read one through another's loads (Note [Tile pairs on the
+// GPU]).
+inline std::vector<Array> random_input_buffers(const KernelSpec& spec, std::mt19937& rng, double nan_chance) {
+  const size_t n = spec.inputs.size();
+  auto root = [&](size_t i) {
+    const int32_t j = spec.inputs[i].same_buffer_as;
+    return j >= 0 && spec.inputs[j].dtype == spec.inputs[i].dtype ? static_cast<size_t>(j) : i;
+  };
+  std::vector<int64_t> extent(n, -1);
+  for (size_t i = 0; i < n; ++i)
+    if (spec.inputs[i].kind == KernelInput::Kind::Buffer) extent[root(i)] = std::max(extent[root(i)], view_extent(spec.inputs[i].view));
+  std::vector<Array> buffers(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (spec.inputs[i].kind != KernelInput::Kind::Buffer) continue;
+    Array& b = buffers[root(i)];
+    if (!b.data) b = mapped_buffer(spec.inputs[i].dtype, std::max<int64_t>(extent[root(i)], 0) + 1);
+    fill_view(b, spec.inputs[i].view, rng, nan_chance);
+    buffers[i] = b;
+  }
+  return buffers;
 }
 
 inline double emulation_tolerance(DType t) {
@@ -75,7 +107,7 @@ struct EmulationOptions {
 inline void check_emulated(const KernelSpec& spec, const cuda::CudaKernelSource& k, const cuda::EmulatedKernels& so, uint32_t seed,
                   EmulationOptions o = {}) {
   std::mt19937 rng(seed);
-  std::vector<Array> buffers;
+  std::vector<Array> buffers = random_input_buffers(spec, rng, o.nan_chance);
   std::vector<KernelArg> args(spec.inputs.size());
   std::vector<const void*> pointers;
   std::vector<double> reals;
@@ -87,8 +119,7 @@ inline void check_emulated(const KernelSpec& spec, const cuda::CudaKernelSource&
     bool real = is_float(in.dtype);
     switch (in.kind) {
       case KernelInput::Kind::Buffer:
-        buffers.push_back(random_view_buffer(in.dtype, in.view, rng, o.nan_chance));
-        args[i].data = buffers.back().data.get();
+        args[i].data = buffers[i].data.get();
         pointers.push_back(args[i].data);
         params.push_back(&pointers.back());
         break;
