@@ -431,6 +431,10 @@ bitwise_not = invert = bitwise_invert  # noqa: F821 (exported from _core above)
 left_shift = bitwise_left_shift  # noqa: F821
 right_shift = bitwise_right_shift  # noqa: F821
 
+# NumPy's dtype aliases, dtype questions and state (python/braze/_numpy_names.py).
+from . import _numpy_names  # noqa: E402
+_numpy_names.install(_sys.modules[__name__])
+
 # NumPy functions on tensors stay lazy (np.exp(t), np.mean(t), ndarray + t).
 _numpy_protocols.install(_sys.modules[__name__])
 

@@ -30,7 +30,7 @@ def _built(bz):
     """The modules of NumPy functions and ufuncs built from braze's ops, each
     with its FUNCTIONS and UFUNCS lists."""
     return (bz._ufunc_math, bz._quantiles, bz._statistics, bz._grids, bz._selection, bz._differences,
-            bz._more_numpy, bz._rearranging, bz._math_extras, bz._on_host)
+            bz._more_numpy, bz._rearranging, bz._math_extras, bz._on_host, bz._numpy_names)
 
 
 def _ufuncs(bz):
@@ -333,8 +333,10 @@ def _functions(bz):
         np.pad: bz.pad, np.copyto: bz._copyto.numpy_copyto,
         np.searchsorted: lambda a, v, side="left", sorter=None: bz.searchsorted(a, v, side=side, sorter=sorter),
         # Facts about the array, not computations: answered without realizing.
-        np.shape: lambda a: tuple(a.shape), np.ndim: lambda a: a.ndim, np.size: lambda a, axis=None: (
-            a.size if axis is None else a.shape[axis]),
+        np.shape: lambda a: tuple(a.shape) if isinstance(a, bz.Tensor) else np.shape(a),
+        np.ndim: lambda a: a.ndim if isinstance(a, bz.Tensor) else np.ndim(a),
+        np.size: lambda a, axis=None: (a.size if axis is None else a.shape[axis]) if isinstance(a, bz.Tensor)
+        else np.size(a, axis),
     }
     # Joining and splitting (python/braze/_join.py): NumPy's own names and
     # signatures, so a tensor among the arrays takes the whole call.
@@ -394,4 +396,12 @@ def array_function(bz, functions):
 
 def install(bz):
     bz.Tensor.__array_ufunc__ = array_ufunc(bz, _ufuncs(bz))
-    bz.Tensor.__array_function__ = array_function(bz, _functions(bz))
+    functions = _functions(bz)
+    bz.Tensor.__array_function__ = array_function(bz, functions)
+    # What np.<name>(t) answers is bz.<name> too, where the namespace has
+    # no function of that name (bz.dot, bz.cumsum, bz.unique, bz.around):
+    # code written against numpy runs with braze in its place.
+    for function, implementation in functions.items():
+        name = getattr(function, "__name__", "")
+        if getattr(np, name, None) is function and not hasattr(bz, name):
+            setattr(bz, name, implementation)

@@ -1,0 +1,126 @@
+"""NumPy's names that braze's namespace answers as NumPy does, so that code
+written against ``numpy`` runs with ``braze`` in its place:
+
+- the dtype spellings NumPy code uses beside ``float32`` (``double``,
+  ``single``, ``int_``, ``intp``, ...) as braze's dtypes (NumPy dtype
+  objects, as ``bz.float32`` is), where braze has the dtype they name;
+  NumPy's ``dtype`` and its abstract classes (``floating``, ``integer``,
+  ...) for ``issubdtype``;
+- questions about dtypes and shapes, and NumPy's own error and print
+  state, which compute nothing on array values (``promote_types``,
+  ``broadcast_shapes``, ``errstate``, ``printoptions``, ...): NumPy's
+  functions themselves;
+- arrays NumPy makes from no array values (windows such as ``hanning``,
+  index pairs such as ``tril_indices``, readers such as ``loadtxt`` and
+  ``fromiter``): NumPy's answer as tensors (python/braze/_on_host.py's
+  rule);
+- ``fromfunction``, whose function is called on braze's index grids, so
+  what it computes is recorded lazily; ``angle`` of real values and
+  ``asarray_chkfinite``, built from braze's ops.
+
+The NumPy functions braze answers through NumPy's protocols (``np.dot(t,
+u)``, ``np.cumsum(t)``) are ``bz.dot`` and ``bz.cumsum`` too:
+_numpy_protocols.install exports its table under NumPy's names where the
+namespace has none.
+"""
+
+import math
+
+import numpy as np
+
+from ._on_host import _on_host
+
+# NumPy's other names for the dtypes braze has (on Linux int_, intp and
+# long are int64); uint, ulong and ulonglong name uint64, which braze lacks.
+DTYPE_ALIASES = ["double", "single", "half", "int_", "intp", "intc", "long", "longlong", "byte", "ubyte", "short",
+                 "ushort", "uintc"]
+
+# Passed through: they read dtypes, shapes or NumPy's own settings.
+NUMPY_OWN = ["dtype", "generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating",
+             "complexfloating", "promote_types", "issubdtype", "min_scalar_type", "mintypecode", "isscalar",
+             "broadcast_shapes", "iterable", "typename", "errstate", "seterr", "geterr", "seterrcall", "geterrcall",
+             "printoptions", "set_printoptions", "get_printoptions", "getbufsize", "setbufsize",
+             "format_float_positional", "format_float_scientific", "base_repr", "binary_repr", "ndindex"]
+
+# NumPy's answer, as tensors.
+MADE_BY_NUMPY = ["bartlett", "blackman", "hamming", "hanning", "kaiser", "tril_indices", "triu_indices",
+                 "diag_indices", "fromiter", "frombuffer", "fromstring", "fromfile", "fromregex", "loadtxt",
+                 "genfromtxt", "load", "poly"]
+
+
+def _bz():
+    from . import _core  # noqa: F401 (the package is loaded)
+    import braze
+    return braze
+
+
+def _made_by_numpy(name):
+    fn = getattr(np, name)
+
+    def call(*args, **kwargs):
+        return _on_host(name, fn, *args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"NumPy's {name}, its arrays as tensors."
+    return call
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """NumPy's fromfunction: function called once on the index grids of
+    shape (bz.indices, of dtype: NumPy's default float64), lazily."""
+    return function(*_bz().indices(shape, dtype=dtype), **kwargs)
+
+
+def angle(z, deg=False):
+    """NumPy's angle of real values: arctan2(+0, z), so pi for negative
+    values and -0.0, 0 for positive ones and +0.0, NaN for NaN; in degrees
+    with deg. braze has no complex dtype."""
+    bz = _bz()
+    z = bz.asarray(z)
+    result = bz.arctan2(bz.zeros_like(z), z)
+    return result * (180 / math.pi) if deg else result
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """NumPy's asarray_chkfinite: a tensor of a, or a ValueError where a
+    value is an infinity or a NaN (which realizes one bool)."""
+    bz = _bz()
+    t = bz.asarray(a, dtype)
+    if t.dtype.kind == "f" and not bool(bz.all(bz.isfinite(t))):
+        raise ValueError("asarray_chkfinite: array must not contain infs or NaNs")
+    return t
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """NumPy's asfortranarray: a tensor of a's values. braze lays out
+    memory itself, so the order NumPy would choose changes nothing."""
+    return _bz().asarray(a, dtype)
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """NumPy's require: a tensor of a's values in dtype. Its requirements
+    (contiguous, aligned, writeable, owning its data) are about memory
+    braze lays out itself; an unknown one is a KeyError, as in NumPy."""
+    known = set("CFAWOE") | {"C_CONTIGUOUS", "CONTIGUOUS", "F_CONTIGUOUS", "FORTRAN", "ALIGNED", "WRITEABLE",
+                             "OWNDATA", "ENSUREARRAY"}
+    for r in [requirements] if isinstance(requirements, str) else requirements or []:
+        if r.upper() not in known:
+            raise KeyError(f"require: unknown requirement {r!r}")
+    return _bz().asarray(a, dtype)
+
+
+FUNCTIONS = ["fromfunction", "angle", "asarray_chkfinite", "asfortranarray", "require"]
+UFUNCS = []
+
+
+def install(bz):
+    """The names above, on the braze module."""
+    for name in DTYPE_ALIASES:
+        d = np.dtype(getattr(np, name))
+        if d.name in bz._DTYPES:
+            setattr(bz, name, bz._DTYPES[d.name])
+    for name in NUMPY_OWN:
+        setattr(bz, name, getattr(np, name))
+    for name in MADE_BY_NUMPY:
+        setattr(bz, name, _made_by_numpy(name))
+    for name in FUNCTIONS:
+        setattr(bz, name, globals()[name])

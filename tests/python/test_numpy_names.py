@@ -1,0 +1,155 @@
+"""braze in numpy's place (python/braze/_numpy_names.py and
+_numpy_protocols.install): NumPy's dtype aliases, its dtype questions and
+state, the arrays NumPy makes from no array, fromfunction, angle and
+asarray_chkfinite, and every function NumPy's protocols hand to braze
+reachable as bz.<name>, each against NumPy."""
+
+import io
+import math
+
+import numpy as np
+import pytest
+
+import braze as bz
+
+# Names that programs written against numpy use, which braze's namespace
+# must answer (by NumPy's meaning); complex, datetime, matrix and
+# NumPy's introspection are not among them.
+COMMON = ["cumsum", "cumprod", "dot", "around", "unique", "asanyarray", "ascontiguousarray", "shape", "ndim", "size",
+          "isscalar", "promote_types", "issubdtype", "broadcast_shapes", "errstate", "seterr", "printoptions",
+          "hanning", "hamming", "blackman", "bartlett", "kaiser", "tril_indices", "triu_indices", "diag_indices",
+          "fromfunction", "fromiter", "frombuffer", "loadtxt", "genfromtxt", "load", "save", "savez", "savetxt",
+          "angle", "asarray_chkfinite", "asfortranarray", "require", "array2string", "array_repr", "array_str",
+          "poly", "dtype", "double", "single", "half", "int_", "intp", "intc", "floating", "integer", "number",
+          "ndindex", "iterable", "base_repr", "binary_repr"]
+
+
+@pytest.mark.parametrize("name", COMMON)
+def test_the_name_is_there(name):
+    assert hasattr(bz, name), name
+
+
+def x34():
+    return np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5
+
+
+@pytest.mark.parametrize("name, call", [
+    ("cumsum", lambda m, x: m.cumsum(x, axis=1)),
+    ("cumsum flat", lambda m, x: m.cumsum(x)),
+    ("cumprod", lambda m, x: m.cumprod(x / 4, axis=0)),
+    ("dot", lambda m, x: m.dot(x, x.T)),
+    ("dot of a vector", lambda m, x: m.dot(x, x[0])),
+    ("around", lambda m, x: m.around(x / 3, 2)),
+    ("unique", lambda m, x: m.unique(m.abs(x))),
+    ("asanyarray", lambda m, x: m.asanyarray(x)),
+    ("ascontiguousarray", lambda m, x: m.ascontiguousarray(x.T)),
+])
+def test_protocol_functions_by_their_numpy_names(name, call):
+    x = x34()
+    got = call(bz, bz.asarray(x))
+    assert isinstance(got, bz.Tensor), name
+    np.testing.assert_allclose(got.numpy(), call(np, x), rtol=1e-6)
+
+
+def test_facts_about_arrays_take_what_numpy_takes():
+    assert bz.shape([[1, 2, 3]]) == (1, 3) and bz.ndim(3.0) == 0 and bz.size([[1, 2], [3, 4]]) == 4
+    t = bz.zeros((2, 5))
+    assert bz.shape(t) == (2, 5) and bz.ndim(t) == 2 and bz.size(t) == 10 and bz.size(t, 1) == 5
+
+
+def test_dtype_aliases_are_the_dtypes_numpy_means():
+    for name in ["double", "single", "half", "int_", "intp", "intc", "long", "longlong", "byte", "ubyte", "short",
+                 "ushort", "uintc"]:
+        assert getattr(bz, name) == np.dtype(getattr(np, name)), name
+        assert bz.zeros(2, dtype=getattr(bz, name)).dtype == np.dtype(getattr(np, name)), name
+    assert not hasattr(bz, "uint") and not hasattr(bz, "ulonglong")  # uint64: braze has no such dtype
+    assert bz.issubdtype(bz.asarray(x34()).dtype, bz.floating)
+    assert not bz.issubdtype(bz.int32, bz.floating) and bz.issubdtype(bz.int32, bz.integer)
+    assert bz.dtype("f4") == bz.float32
+
+
+def test_dtype_questions_and_state_are_numpys():
+    assert bz.promote_types(bz.float32, bz.int16) == np.float32
+    assert bz.broadcast_shapes((3, 1), (4,)) == (3, 4)
+    assert bz.isscalar(3.0) and not bz.isscalar(bz.ones(3))
+    with bz.errstate(divide="ignore"):
+        assert np.geterr()["divide"] == "ignore"
+    with bz.printoptions(precision=2):
+        assert "3.14" in bz.array2string(bz.asarray([math.pi])) and "3.142" not in bz.array2string(bz.asarray([math.pi]))
+    assert list(bz.ndindex(2, 2)) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+
+
+@pytest.mark.parametrize("name, args", [
+    ("hanning", (7,)), ("hamming", (7,)), ("blackman", (6,)), ("bartlett", (5,)), ("kaiser", (8, 14.0)),
+    ("hanning", (0,)), ("tril_indices", (4,)), ("triu_indices", (4, 1)), ("tril_indices", (3, -1, 5)),
+    ("diag_indices", (3, 2)), ("poly", ([1.0, 2.0, 3.0],)),
+])
+def test_arrays_numpy_makes_come_back_as_tensors(name, args):
+    got, want = getattr(bz, name)(*args), getattr(np, name)(*args)
+    got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert isinstance(g, bz.Tensor) and g.dtype == w.dtype
+        np.testing.assert_array_equal(g.numpy(), w)
+
+
+def test_readers_give_tensors(tmp_path):
+    assert bz.fromiter(iter(range(5)), dtype=np.int32).numpy().tolist() == [0, 1, 2, 3, 4]
+    np.testing.assert_array_equal(bz.frombuffer(np.arange(4, dtype=np.float32).tobytes(), dtype=np.float32).numpy(),
+                                  np.arange(4, dtype=np.float32))
+    got = bz.loadtxt(io.StringIO("1 2\n3 4\n"))
+    assert isinstance(got, bz.Tensor) and got.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert bz.genfromtxt(io.StringIO("1,2\n3,4"), delimiter=",").numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    path = tmp_path / "x.npy"
+    bz.save(path, bz.asarray(x34()))
+    loaded = bz.load(path)
+    assert isinstance(loaded, bz.Tensor)
+    np.testing.assert_array_equal(loaded.numpy(), x34())
+    with pytest.raises(ValueError, match="loadtxt"):
+        bz.loadtxt(io.StringIO("1 2\n3\n"))
+
+
+def test_fromfunction_records_lazily():
+    got = bz.fromfunction(lambda i, j: i * 10 + j, (3, 4))
+    assert isinstance(got, bz.Tensor) and got.dtype == np.float64
+    np.testing.assert_array_equal(got.numpy(), np.fromfunction(lambda i, j: i * 10 + j, (3, 4)))
+    got = bz.fromfunction(lambda i, j: i == j, (3, 3), dtype=int)
+    np.testing.assert_array_equal(got.numpy(), np.fromfunction(lambda i, j: i == j, (3, 3), dtype=int))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("deg", [False, True])
+def test_angle_of_real_values_is_numpys(dtype, deg):
+    x = np.array([-1.0, -0.0, 0.0, 2.5, np.nan, -np.inf, np.inf], dtype=dtype)
+    want = np.angle(x, deg=deg)
+    for got in (bz.angle(bz.asarray(x), deg=deg), np.angle(bz.asarray(x), deg=deg)):
+        assert isinstance(got, bz.Tensor) and got.dtype == want.dtype
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+        numbers = ~np.isnan(want)  # a NaN's sign is no part of its value
+        assert np.array_equal(np.signbit(got.numpy())[numbers], np.signbit(want)[numbers])
+
+
+def test_angle_of_integers_and_lists():
+    np.testing.assert_allclose(bz.angle([-3, 0, 4]).numpy(), np.angle([-3, 0, 4]), rtol=1e-6)
+
+
+def test_asarray_chkfinite():
+    x = x34()
+    np.testing.assert_array_equal(bz.asarray_chkfinite(x).numpy(), x)
+    for bad in (np.nan, np.inf, -np.inf):
+        y = x.copy()
+        y[1, 2] = bad
+        with pytest.raises(ValueError, match="asarray_chkfinite: array must not contain infs or NaNs"):
+            bz.asarray_chkfinite(bz.asarray(y))
+    assert bz.asarray_chkfinite([1, 2]).numpy().tolist() == [1, 2]  # integers are always finite
+    assert bz.asarray_chkfinite(bz.ones(2)).numpy().tolist() == [1.0, 1.0]  # braze keeps working
+
+
+def test_require_and_asfortranarray_keep_values():
+    x = x34()
+    for got in (bz.require(x, requirements=["C", "A"]), bz.require(x, np.float64, "F"), bz.asfortranarray(x)):
+        assert isinstance(got, bz.Tensor)
+        np.testing.assert_array_equal(got.numpy(), x)
+    assert bz.require(x, np.float64).dtype == np.float64
+    with pytest.raises(KeyError, match="require"):
+        bz.require(x, requirements="Z")
