@@ -40,7 +40,9 @@ NUMPY_OWN = ["dtype", "generic", "number", "integer", "signedinteger", "unsigned
              "complexfloating", "promote_types", "issubdtype", "min_scalar_type", "mintypecode", "isscalar",
              "broadcast_shapes", "iterable", "typename", "errstate", "seterr", "geterr", "seterrcall", "geterrcall",
              "printoptions", "set_printoptions", "get_printoptions", "getbufsize", "setbufsize",
-             "format_float_positional", "format_float_scientific", "base_repr", "binary_repr", "ndindex"]
+             "format_float_positional", "format_float_scientific", "base_repr", "binary_repr", "ndindex",
+             # index expressions, constants, NumPy's exceptions and testing (which reads tensors as arrays)
+             "s_", "index_exp", "little_endian", "typecodes", "True_", "False_", "exceptions", "testing"]
 
 # NumPy's answer, as tensors.
 MADE_BY_NUMPY = ["bartlett", "blackman", "hamming", "hanning", "kaiser", "tril_indices", "triu_indices",

@@ -21,7 +21,7 @@ COMMON = ["cumsum", "cumprod", "dot", "around", "unique", "asanyarray", "asconti
           "fromfunction", "fromiter", "frombuffer", "loadtxt", "genfromtxt", "load", "save", "savez", "savetxt",
           "angle", "asarray_chkfinite", "asfortranarray", "require", "array2string", "array_repr", "array_str",
           "poly", "dtype", "double", "single", "half", "int_", "intp", "intc", "floating", "integer", "number",
-          "ndindex", "iterable", "base_repr", "binary_repr"]
+          "ndindex", "iterable", "base_repr", "binary_repr", "s_", "index_exp", "testing", "exceptions"]
 
 
 @pytest.mark.parametrize("name", COMMON)
@@ -77,6 +77,10 @@ def test_dtype_questions_and_state_are_numpys():
     with bz.printoptions(precision=2):
         assert "3.14" in bz.array2string(bz.asarray([math.pi])) and "3.142" not in bz.array2string(bz.asarray([math.pi]))
     assert list(bz.ndindex(2, 2)) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    t = bz.asarray(x34())
+    assert t[bz.s_[1:, ::2]].numpy().tolist() == x34()[1:, ::2].tolist()
+    bz.testing.assert_allclose(t * 2, x34() * 2)
+    assert issubclass(bz.exceptions.AxisError, IndexError)  # what braze raises for an axis out of range
 
 
 @pytest.mark.parametrize("name, args", [
