@@ -110,6 +110,69 @@ def require(a, dtype=None, requirements=None, *, like=None):
     return _bz().asarray(a, dtype)
 
 
+class vectorize:
+    """NumPy's vectorize: pyfunc called on each element by NumPy, on the
+    realized values of the tensors among the arguments; its results as
+    tensors. Also the decorator form, ``@bz.vectorize(otypes=[float])``."""
+
+    def __init__(self, pyfunc=np._NoValue, otypes=None, doc=None, excluded=None, cache=False, signature=None):
+        self._options = dict(otypes=otypes, doc=doc, excluded=excluded, cache=cache, signature=signature)
+        self._numpy = None if pyfunc is np._NoValue else np.vectorize(pyfunc, **self._options)
+
+    def __call__(self, *args, **kwargs):
+        if self._numpy is None:  # the decorator form: called with the function
+            self._numpy = np.vectorize(args[0], **self._options)
+            return self
+        return _on_host("vectorize", self._numpy, *args, **kwargs)
+
+
+class _Concatenator:
+    """NumPy's r_ (rows: axis 0) and c_ (columns: the last axis, 1-D
+    values as columns) as lazy concatenations: tensors, arrays, lists,
+    scalars (of the arrays' dtype where it holds them, as NumPy's weak
+    scalars) and slices (``0:5`` as arange, ``0:1:5j`` as five points of
+    linspace, float64). NumPy's string directives are a TypeError."""
+
+    def __init__(self, name, columns):
+        self._name, self._columns = name, columns
+
+    def __getitem__(self, key):
+        bz = _bz()
+        items = key if isinstance(key, tuple) else (key,)
+        parts, scalars = [], []
+        for item in items:
+            if isinstance(item, str):
+                raise TypeError(f"{self._name}: string directives ({item!r}) are not supported; use bz.concatenate")
+            if isinstance(item, slice):
+                parts.append(self._range(bz, item))
+            elif isinstance(item, (bool, int, float, np.generic)):
+                parts.append(item)
+                scalars.append(item)
+            else:
+                parts.append(bz.asarray(item))
+        arrays = [p for p in parts if isinstance(p, bz.Tensor)]
+        dtype = np.result_type(*(a.dtype for a in arrays), *scalars) if arrays else None
+        tensors = []
+        for p in parts:
+            t = p if isinstance(p, bz.Tensor) else bz.asarray(p, dtype)
+            if self._columns:
+                t = bz.reshape(t, [1, 1] if t.ndim == 0 else [t.shape[0], 1]) if t.ndim < 2 else t
+            elif t.ndim == 0:
+                t = bz.reshape(t, [1])
+            tensors.append(t)
+        return bz.concatenate(tensors, axis=-1 if self._columns else 0)
+
+    def _range(self, bz, s):
+        start = 0 if s.start is None else s.start
+        if isinstance(s.step, complex):
+            return bz.linspace(start, s.stop, int(abs(s.step)), dtype=np.float64)
+        return bz.arange(start, s.stop, 1 if s.step is None else s.step)
+
+
+r_ = _Concatenator("r_", columns=False)
+c_ = _Concatenator("c_", columns=True)
+
+
 FUNCTIONS = ["fromfunction", "angle", "asarray_chkfinite", "asfortranarray", "require"]
 UFUNCS = []
 
@@ -124,5 +187,5 @@ def install(bz):
         setattr(bz, name, getattr(np, name))
     for name in MADE_BY_NUMPY:
         setattr(bz, name, _made_by_numpy(name))
-    for name in FUNCTIONS:
+    for name in FUNCTIONS + ["vectorize", "r_", "c_"]:
         setattr(bz, name, globals()[name])

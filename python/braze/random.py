@@ -28,7 +28,7 @@ from . import _core
 from ._core import Tensor
 
 __all__ = ["Generator", "default_rng", "philox4x32", "seed", "random", "rand", "randn", "uniform", "normal",
-           "standard_normal", "integers", "permutation", "choice"]
+           "standard_normal", "integers", "permutation", "choice", "shuffle", "randint"]
 
 _MASK = 0xFFFFFFFF
 _M0, _M1 = 0xD2511F53, 0xCD9E8D57  # Philox-4x32's multipliers
@@ -442,6 +442,20 @@ class Generator:
             raise ValueError("permutation: x must be an int or at least one-dimensional")
         return bz.take(x, self.permutation(x.shape[0], device=x.device), axis=0)
 
+    def shuffle(self, x, axis=0):
+        """NumPy's Generator.shuffle: x's slices along axis put in a random
+        order, in place (x a tensor: the new values written into it as
+        ``x[...] = v`` writes, so its views see them)."""
+        bz = _bz()
+        if not isinstance(x, Tensor):
+            raise TypeError(f"shuffle: x must be a braze tensor, not {type(x).__name__} (NumPy shuffles its own arrays)")
+        if x.ndim == 0:
+            raise ValueError("shuffle: x must be at least one-dimensional")
+        axis = operator.index(axis)
+        if not -x.ndim <= axis < x.ndim:
+            raise IndexError(f"shuffle: axis {axis} is out of range for a tensor of rank {x.ndim}")
+        x[...] = bz.take(x, self.permutation(x.shape[axis], device=x.device), axis=axis)
+
     def choice(self, a, size=None, replace=True, p=None, device=None):
         """Random picks from arange(a) (a an int) or from a's rows.
 
@@ -587,3 +601,14 @@ def permutation(x, device=None):
 
 def choice(a, size=None, replace=True, p=None, device=None):
     return _rng().choice(a, size, replace, p, device)
+
+
+def shuffle(x):
+    """NumPy's legacy shuffle: x's rows in a random order, in place."""
+    _rng().shuffle(x)
+
+
+def randint(low, high=None, size=None, dtype=int, device=None):
+    """NumPy's legacy randint: integers in [low, high) (in [0, low) without
+    high), int64 unless dtype says otherwise."""
+    return _rng().integers(low, high, size, "int64" if dtype is int else dtype, False, device)

@@ -157,3 +157,50 @@ def test_require_and_asfortranarray_keep_values():
     assert bz.require(x, np.float64).dtype == np.float64
     with pytest.raises(KeyError, match="require"):
         bz.require(x, requirements="Z")
+
+
+@pytest.mark.parametrize("expr", ["r_[x[0], x[1]]", "r_[x[0], 1, 2.5]", "r_[0:1:5j]", "r_[x, x]", "r_[3]",
+                                  "r_[[1, 2], [3]]", "r_[-1:5:2]", "c_[x[:, 0], x[:, 1]]", "c_[x, x[:, 0]]"])
+def test_r_and_c_concatenate_lazily_as_numpy(expr):
+    x = x34()
+    want = eval("np." + expr, {"np": np, "x": x})
+    got = eval("bz." + expr, {"bz": bz, "x": bz.asarray(x)})
+    assert isinstance(got, bz.Tensor) and got.dtype == want.dtype
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_r_refuses_string_directives():
+    with pytest.raises(TypeError, match="r_: string directives"):
+        bz.r_["0,2", [1, 2], [3, 4]]
+
+
+def test_vectorize_calls_numpy_on_the_values():
+    x = x34()
+    got = bz.vectorize(lambda a, b: a * 2 + b if a > 0 else b)(bz.asarray(x), 1.0)
+    assert isinstance(got, bz.Tensor)
+    np.testing.assert_array_equal(got.numpy(), np.vectorize(lambda a, b: a * 2 + b if a > 0 else b)(x, 1.0))
+
+    @bz.vectorize(otypes=[np.float64])
+    def half(a):
+        return a / 2
+
+    assert half([1, 2]).dtype == np.float64 and half([1, 2]).numpy().tolist() == [0.5, 1.0]
+
+
+def test_legacy_random_shuffle_and_randint():
+    bz.random.seed(3)
+    x = bz.asarray(x34())
+    view = x[:, 0]
+    bz.random.shuffle(x)
+    got = x.numpy()
+    assert sorted(map(tuple, got.tolist())) == sorted(map(tuple, x34().tolist()))  # rows kept, reordered
+    np.testing.assert_array_equal(view.numpy(), got[:, 0])  # in place: the view sees it
+    bz.random.seed(3)
+    again = bz.asarray(x34())
+    bz.random.shuffle(again)
+    np.testing.assert_array_equal(again.numpy(), got)  # the seed decides
+    with pytest.raises(TypeError, match="shuffle: x must be a braze tensor"):
+        bz.random.shuffle(x34())
+    r = bz.random.randint(2, 9, size=(50,))
+    assert r.dtype == np.int64 and 2 <= int(r.min()) and int(r.max()) < 9
+    assert bz.random.randint(5, size=3, dtype=np.int32).dtype == np.int32
