@@ -88,8 +88,8 @@ Shape reduce_shape(Op op, const Shape& in, const std::vector<int64_t>& axes) {
   const std::string_view api = info(op).api;
   Shape out = in;
   for (size_t i = 0; i < axes.size(); ++i) {
-    BRAZE_CHECK_INDEX(axes[i] >= 0 && axes[i] < static_cast<int64_t>(in.size()), api, ": axis ",
-                      axes[i], " is out of range for shape ", to_string(in));
+    BRAZE_CHECK_AXIS(axes[i] >= 0 && axes[i] < static_cast<int64_t>(in.size()), api, ": axis ",
+                     axes[i], " is out of range for shape ", to_string(in));
     BRAZE_CHECK(i == 0 || axes[i - 1] < axes[i], api, ": axes must be sorted and distinct");
     bool needs_identity = info(op).dtype_rule == DTypeRule::SameNonEmpty ||
                           info(op).dtype_rule == DTypeRule::Index;

@@ -62,7 +62,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view op) {
 }
 
 int64_t normalize_axis(int64_t axis, int64_t rank, std::string_view op) {
-  BRAZE_CHECK_INDEX(axis >= -rank && axis < rank, op, ": axis ", axis,
+  BRAZE_CHECK_AXIS(axis >= -rank && axis < rank, op, ": axis ", axis,
                     " is out of range for a tensor of rank ", rank);
   return axis < 0 ? axis + rank : axis;
 }

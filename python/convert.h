@@ -71,7 +71,7 @@ inline Axes to_axes(nb::handle h, std::string_view op) {
   if (h.is_none()) return std::nullopt;
   auto axis = [&](nb::handle a) {
     std::optional<int64_t> v = index_value(a);
-    BRAZE_CHECK_INDEX(v.has_value(), op, ": axis ", nb::str(a).c_str(), " is out of range");
+    BRAZE_CHECK_AXIS(v.has_value(), op, ": axis ", nb::str(a).c_str(), " is out of range");
     return *v;
   };
   if (!PySequence_Check(h.ptr())) return std::vector<int64_t>{axis(h)};

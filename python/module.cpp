@@ -26,9 +26,15 @@ std::string clean(const std::exception& e) {
          "); this is a bug in braze, please report it";
 }
 
+// NumPy's AxisError (numpy.exceptions), a subclass of IndexError and
+// ValueError: an axis out of range is what NumPy code catches either way.
+PyObject* axis_error = nullptr;
+
 void translate(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
+  } catch (const AxisError& e) {
+    PyErr_SetString(axis_error ? axis_error : PyExc_IndexError, clean(e).c_str());
   } catch (const std::bad_alloc&) {
     PyErr_SetString(PyExc_MemoryError, "braze: out of memory (an allocation failed)");
   } catch (const std::bad_cast&) {  // nb::cast_error: a value braze's conversions did not expect
@@ -66,6 +72,8 @@ constexpr ComputeHooks kGilHooks{let_go_of_gil, take_gil_back};
 }  // namespace braze::py
 
 NB_MODULE(_core, m) {
+  // Kept for the life of the process, as the module is.
+  braze::py::axis_error = nanobind::object(nanobind::module_::import_("numpy.exceptions").attr("AxisError")).release().ptr();
   nanobind::register_exception_translator(&braze::py::translate);
 
   braze::set_compute_hooks(&braze::py::kGilHooks);

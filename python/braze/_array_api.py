@@ -123,7 +123,7 @@ def unstack(x, /, *, axis=0):
     if x.ndim == 0:
         raise ValueError("unstack: a zero-dimensional tensor cannot be unstacked")
     if not -x.ndim <= axis < x.ndim:
-        raise IndexError(f"unstack: axis {axis} is out of range for a tensor of rank {x.ndim}")
+        raise np.exceptions.AxisError(f"unstack: axis {axis} is out of range for a tensor of rank {x.ndim}")
     lead = (slice(None),) * (axis % x.ndim)
     return tuple(x[(*lead, i)] for i in range(x.shape[axis]))
 

@@ -9,6 +9,8 @@ views, which cost nothing until read.
 
 import operator
 
+import numpy as np
+
 from . import _core
 
 
@@ -109,7 +111,7 @@ def array_split(ary, indices_or_sections, axis=0):
         raise ValueError("array_split: a zero-dimensional tensor cannot be split")
     axis = operator.index(axis)
     if not -t.ndim <= axis < t.ndim:
-        raise IndexError(f"array_split: axis {axis} is out of range for a tensor of rank {t.ndim}")
+        raise np.exceptions.AxisError(f"array_split: axis {axis} is out of range for a tensor of rank {t.ndim}")
     axis %= t.ndim
     n = t.shape[axis]
     if hasattr(indices_or_sections, "__len__"):

@@ -510,7 +510,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 def _axis(axis, ndim, op):
     axis = operator.index(axis)
     if not -ndim <= axis < ndim:
-        raise IndexError(f"{op}: axis {axis} is out of range for a tensor of rank {ndim}")
+        raise np.exceptions.AxisError(f"{op}: axis {axis} is out of range for a tensor of rank {ndim}")
     return axis % ndim
 
 

@@ -24,6 +24,7 @@ _numpy_protocols.install exports its table under NumPy's names where the
 namespace has none.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -110,6 +111,81 @@ def require(a, dtype=None, requirements=None, *, like=None):
     return _bz().asarray(a, dtype)
 
 
+class _NdarrayType(type):
+    def __instancecheck__(cls, x):
+        return isinstance(x, _bz().Tensor)
+
+    def __subclasscheck__(cls, c):
+        return issubclass(c, _bz().Tensor)
+
+
+class ndarray(metaclass=_NdarrayType):
+    """NumPy's ndarray as code written against numpy uses it: tensors are
+    instances (``isinstance(t, bz.ndarray)``), and ``ndarray(shape,
+    dtype=float)`` makes an array of that shape, zeros where NumPy leaves
+    the memory uninitialised. NumPy's buffer=, offset= and strides= (a view
+    of memory) are a TypeError."""
+
+    def __new__(cls, shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
+        if buffer is not None or offset or strides is not None:
+            raise TypeError("ndarray: buffer=, offset= and strides= are not supported (braze lays out memory itself)")
+        return _bz().zeros(shape, dtype)
+
+
+class _UfuncLike(functools.partial):
+    """A braze element-wise function as NumPy's ufunc objects are used:
+    calling it is calling braze's function (a partial without arguments:
+    C's call, no Python frame); its methods are the NumPy ufunc's, on
+    tensors, which braze's ``__array_ufunc__`` answers (``bz.add.at(t, i,
+    1)``, ``bz.minimum.outer(x, y)``, ``bz.add.reduce(t, axis=0)``,
+    ``bz.maximum.accumulate(t)``). Pickles by name."""
+
+    def outer(self, a, b, **kwargs):
+        return self._ufunc.outer(_tensor(a), _tensor(b), **kwargs)
+
+    def reduce(self, array, *args, **kwargs):
+        return self._ufunc.reduce(_tensor(array), *args, **kwargs)
+
+    def accumulate(self, array, *args, **kwargs):
+        return self._ufunc.accumulate(_tensor(array), *args, **kwargs)
+
+    def reduceat(self, array, indices, *args, **kwargs):
+        return self._ufunc.reduceat(_tensor(array), indices, *args, **kwargs)
+
+    def at(self, a, indices, b=None):
+        """In place on a (a tensor, or a NumPy array NumPy writes)."""
+        return self._ufunc.at(a, indices) if b is None else self._ufunc.at(a, indices, b)
+
+    def __getattr__(self, name):  # nin, nout, nargs, identity, types, signature: NumPy's
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.__dict__["_ufunc"], name)
+
+    def __repr__(self):
+        return f"<braze ufunc '{self.__name__}'>"
+
+    def __reduce__(self):
+        return self.__name__  # a global name of the braze module
+
+
+def _tensor(x):
+    return x if isinstance(x, np.ndarray) else _bz().asarray(x)
+
+
+def install_ufuncs(bz, ufuncs):
+    """Each braze function that is a NumPy ufunc (``ufuncs``: NumPy ufunc
+    -> braze function), under NumPy's name and braze's, as a _UfuncLike."""
+    for ufunc, function in ufuncs.items():
+        if ufunc.signature is not None:  # matmul: a generalised ufunc without these methods
+            continue
+        names = [n for n in {ufunc.__name__, getattr(function, "__name__", "")} if getattr(bz, n, None) is function]
+        for name in sorted(names):
+            u = _UfuncLike(function)
+            u.__dict__.update(_ufunc=ufunc, __name__=name, __qualname__=name, __doc__=function.__doc__,
+                              __module__="braze")
+            setattr(bz, name, u)
+
+
 class vectorize:
     """NumPy's vectorize: pyfunc called on each element by NumPy, on the
     realized values of the tensors among the arguments; its results as
@@ -187,5 +263,5 @@ def install(bz):
         setattr(bz, name, getattr(np, name))
     for name in MADE_BY_NUMPY:
         setattr(bz, name, _made_by_numpy(name))
-    for name in FUNCTIONS + ["vectorize", "r_", "c_"]:
+    for name in FUNCTIONS + ["vectorize", "r_", "c_", "ndarray"]:
         setattr(bz, name, globals()[name])

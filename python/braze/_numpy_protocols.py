@@ -395,7 +395,8 @@ def array_function(bz, functions):
 
 
 def install(bz):
-    bz.Tensor.__array_ufunc__ = array_ufunc(bz, _ufuncs(bz))
+    ufuncs = _ufuncs(bz)
+    bz.Tensor.__array_ufunc__ = array_ufunc(bz, ufuncs)
     functions = _functions(bz)
     bz.Tensor.__array_function__ = array_function(bz, functions)
     # What np.<name>(t) answers is bz.<name> too, where the namespace has
@@ -405,3 +406,5 @@ def install(bz):
         name = getattr(function, "__name__", "")
         if getattr(np, name, None) is function and not hasattr(bz, name):
             setattr(bz, name, implementation)
+    # bz.add.at, bz.minimum.outer: braze's ufuncs carry NumPy's methods.
+    bz._numpy_names.install_ufuncs(bz, ufuncs)

@@ -40,7 +40,7 @@ def _channel_axis(axis, ndim, op, shape):
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
         raise TypeError(f"{op}: axis must be an int or None, got {type(axis).__name__}")
     if not -ndim <= axis < ndim:
-        raise IndexError(f"{op}: axis {axis} is out of range for shape {tuple(shape)}")
+        raise np.exceptions.AxisError(f"{op}: axis {axis} is out of range for shape {tuple(shape)}")
     return int(axis) % ndim
 
 

@@ -453,7 +453,7 @@ class Generator:
             raise ValueError("shuffle: x must be at least one-dimensional")
         axis = operator.index(axis)
         if not -x.ndim <= axis < x.ndim:
-            raise IndexError(f"shuffle: axis {axis} is out of range for a tensor of rank {x.ndim}")
+            raise np.exceptions.AxisError(f"shuffle: axis {axis} is out of range for a tensor of rank {x.ndim}")
         x[...] = bz.take(x, self.permutation(x.shape[axis], device=x.device), axis=axis)
 
     def choice(self, a, size=None, replace=True, p=None, device=None):

@@ -170,6 +170,22 @@ def test_exception_types_follow_standard_hierarchy():
             call()
 
 
+@pytest.mark.parametrize("call, op", [
+    (lambda: X23().sum(axis=5), "sum"), (lambda: bz.max(X23(), axis=(0, -3)), "max"),
+    (lambda: bz.expand_dims(X23(), 4), "expand_dims"), (lambda: bz.transpose(X23(), (0, 2)), "permute"),
+    (lambda: bz.squeeze(X23(), 2), "squeeze"), (lambda: np.mean(X23(), axis=-3), "mean"),
+    (lambda: bz.array_split(X23(), 2, axis=2), "array_split"), (lambda: bz.unstack(X23(), axis=2), "unstack"),
+    (lambda: X23().sum(axis=2 ** 70), "sum"), (lambda: bz.random.default_rng(0).shuffle(X23(), axis=3), "shuffle"),
+])
+def test_an_axis_out_of_range_is_numpys_axis_error(call, op):
+    # NumPy's AxisError is an IndexError and a ValueError: NumPy code that
+    # catches any of the three catches braze's, from C++ and Python alike.
+    with pytest.raises(np.exceptions.AxisError, match=rf"^{op}: axis -?\d+ is out of range") as e:
+        call()
+    assert isinstance(e.value, IndexError) and isinstance(e.value, ValueError)
+    still_works()
+
+
 def test_cuda_unavailable_is_a_clear_runtime_error():
     x = bz.zeros(2)
     with pytest.raises(RuntimeError, match=r"device 'cuda:0' is not available"):

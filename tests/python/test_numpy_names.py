@@ -204,3 +204,39 @@ def test_legacy_random_shuffle_and_randint():
     r = bz.random.randint(2, 9, size=(50,))
     assert r.dtype == np.int64 and 2 <= int(r.min()) and int(r.max()) < 9
     assert bz.random.randint(5, size=3, dtype=np.int32).dtype == np.int32
+
+
+def test_ndarray_is_the_tensor_type_and_makes_arrays():
+    t = bz.asarray(x34())
+    assert isinstance(t, bz.ndarray) and not isinstance(x34(), bz.ndarray) and issubclass(bz.Tensor, bz.ndarray)
+    made = bz.ndarray((2, 3), dtype=np.float64)
+    assert isinstance(made, bz.Tensor) and made.shape == (2, 3) and made.dtype == np.float64
+    assert bz.ndarray(4).dtype == np.float64  # NumPy's default
+    with pytest.raises(TypeError, match="ndarray: buffer="):
+        bz.ndarray((2,), buffer=b"12345678")
+
+
+def test_ufuncs_carry_numpys_methods():
+    x = x34()
+    t = bz.asarray(x)
+    for got, want in [(bz.minimum.outer(t[0], t[1]), np.minimum.outer(x[0], x[1])),
+                      (bz.subtract.outer([1.0, 2.0], t[0]), np.subtract.outer([1.0, 2.0], x[0])),
+                      (bz.add.reduce(t, axis=0), np.add.reduce(x, axis=0)),
+                      (bz.multiply.reduce(t, axis=1), np.multiply.reduce(x, axis=1)),
+                      (bz.maximum.accumulate(t, axis=1), np.maximum.accumulate(x, axis=1)),
+                      (bz.add.accumulate(t[0]), np.add.accumulate(x[0])),
+                      (bz.add.reduceat(t[0], [0, 2]), np.add.reduceat(x[0], [0, 2]))]:
+        assert isinstance(got, bz.Tensor)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    counts = bz.zeros(4)
+    bz.add.at(counts, bz.asarray([0, 0, 3]), 1.0)  # repeated indices count twice, as NumPy's
+    assert counts.numpy().tolist() == [2.0, 0.0, 0.0, 1.0]
+    assert bz.add.nin == 2 and bz.add.identity == 0 and bz.exp.nout == 1
+    assert bz.add(t, 1).numpy().tolist() == (x + 1).tolist() and bz.add.__name__ == "add"
+    assert repr(bz.maximum) == "<braze ufunc 'maximum'>" and bz.invert(bz.asarray([1])).numpy().tolist() == [-2]
+
+
+def test_ufuncs_pickle_by_name():
+    import pickle
+    for f in (bz.exp, bz.add, bz.bitwise_invert, bz.invert):
+        assert pickle.loads(pickle.dumps(f)) is f
