@@ -61,6 +61,18 @@ def gpu_best(step, sync, launches=LAUNCHES):
     return min(times)
 
 
+def host_per_call(step, sync, launches=LAUNCHES):
+    """Seconds a call of `step` keeps the host, launches queued without a
+    wait: near the GPU time per call where a call waits for the device."""
+    sync()
+    t = time.perf_counter()
+    for _ in range(launches):
+        step()
+    host = (time.perf_counter() - t) / launches
+    sync()
+    return host
+
+
 def braze_sync():
     bz.synchronize("cuda")
 
@@ -360,8 +372,9 @@ def main():
         # What is timed computes the workload: braze's result against NumPy's.
         np.testing.assert_allclose(out.numpy(), peer_fn(numpy_like(np), *arrays), rtol=2e-4, atol=2e-4)
         t = gpu_best(step, braze_sync, 1 if emulated else LAUNCHES)
+        host = host_per_call(step, braze_sync, 1 if emulated else LAUNCHES)
         print(f"{name:16} {'braze':8} {t * 1e3:9.3f} {min_bytes / bw / t:9.3f} {kernels:8d}  "
-              f"copy {bw / 1e9:.0f} GB/s")
+              f"copy {bw / 1e9:.0f} GB/s; host {host * 1e6:.0f} us a call")
         for peer, found in peers(peer_fn, arrays, compiled=not args.no_compile).items():
             if found is None:
                 continue
