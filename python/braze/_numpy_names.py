@@ -52,7 +52,6 @@ MADE_BY_NUMPY = ["bartlett", "blackman", "hamming", "hanning", "kaiser", "tril_i
 
 
 def _bz():
-    from . import _core  # noqa: F401 (the package is loaded)
     import braze
     return braze
 
