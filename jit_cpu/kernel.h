@@ -77,7 +77,7 @@ class CompiledKernel {
 };
 
 // Bump when generated code changes for the same spec: part of the cache key.
-inline constexpr int kCodegenVersion = 18;
+inline constexpr int kCodegenVersion = 19;
 
 // The generated kernel, or null with `why` set when the spec uses what the
 // generator does not emit yet (those specs run on the spec interpreter).

@@ -435,6 +435,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
   void load_wide(int32_t k, const Vmm& dst, bool tail);
   void load_wide_at(DType t, const Vmm& dst, Xbyak::Address at, bool tail);
   void gather_wide(int32_t k, const Vmm& dst, bool tail);
+  void load_every_other_wide(const Vmm& dst, bool f64);
   void widen_small(const Vmm& dst, const Xbyak::Address& at, DType t, bool tail);
   void widen_dwords(const Vmm& dst, DType t);
   void arange_wide(int32_t k, const Vmm& dst);

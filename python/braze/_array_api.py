@@ -18,6 +18,7 @@ import numpy as np
 from . import _core
 from ._core import Tensor
 from ._gather import _as_tensor, _host, _realized
+from ._numpy_functions import normalized_axis
 from ._views import reshape as _numpy_reshape
 
 __array_api_version__ = "2023.12"
@@ -122,9 +123,8 @@ def broadcast_arrays(*arrays):
 def unstack(x, /, *, axis=0):
     if x.ndim == 0:
         raise ValueError("unstack: a zero-dimensional tensor cannot be unstacked")
-    if not -x.ndim <= axis < x.ndim:
-        raise np.exceptions.AxisError(f"unstack: axis {axis} is out of range for a tensor of rank {x.ndim}")
-    lead = (slice(None),) * (axis % x.ndim)
+    axis = normalized_axis(axis, x.ndim, "unstack")
+    lead = (slice(None),) * axis
     return tuple(x[(*lead, i)] for i in range(x.shape[axis]))
 
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from . import _core
 from ._copyto import write_out
-from ._numpy_functions import _axis, _pair, _t, diagonal, moveaxis
+from ._numpy_functions import _pair, _t, diagonal, moveaxis, normalized_axis
 
 __all__ = ["einsum", "kron", "cross"]
 FUNCTIONS = __all__
@@ -340,8 +340,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     a, b = _t(a), _t(b)
     if a.ndim < 1 or b.ndim < 1:
         raise ValueError(f"cross: the operands need a vector axis (shapes {list(a.shape)} and {list(b.shape)})")
-    a = moveaxis(a, _axis(axisa, a.ndim, "cross"), -1)
-    b = moveaxis(b, _axis(axisb, b.ndim, "cross"), -1)
+    a = moveaxis(a, normalized_axis(axisa, a.ndim, "cross"), -1)
+    b = moveaxis(b, normalized_axis(axisb, b.ndim, "cross"), -1)
     na, nb = a.shape[-1], b.shape[-1]
     if na not in (2, 3) or nb not in (2, 3):
         raise ValueError(f"cross: incompatible dimensions for cross product (dimension must be 2 or 3): vectors "
@@ -364,4 +364,4 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     component = _core._arange(0, 3, 1, "int64", x.device)
     parts = [_core.expand_dims(p, -1) for p in (x, y, z)]
     c = _core.where(component == 0, parts[0], _core.where(component == 1, parts[1], parts[2]))
-    return moveaxis(c, -1, _axis(axisc, c.ndim, "cross"))
+    return moveaxis(c, -1, normalized_axis(axisc, c.ndim, "cross"))

@@ -12,6 +12,7 @@ import operator
 import numpy as np
 
 from . import _core
+from ._numpy_functions import normalized_axis
 
 
 def _tensors(arrays, op):
@@ -109,10 +110,7 @@ def array_split(ary, indices_or_sections, axis=0):
     t = asarray(ary)
     if t.ndim == 0:
         raise ValueError("array_split: a zero-dimensional tensor cannot be split")
-    axis = operator.index(axis)
-    if not -t.ndim <= axis < t.ndim:
-        raise np.exceptions.AxisError(f"array_split: axis {axis} is out of range for a tensor of rank {t.ndim}")
-    axis %= t.ndim
+    axis = normalized_axis(axis, t.ndim, "array_split")
     n = t.shape[axis]
     if hasattr(indices_or_sections, "__len__"):
         cuts = [operator.index(i) for i in indices_or_sections]

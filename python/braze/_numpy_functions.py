@@ -507,7 +507,9 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 # --- views and rearrangements --------------------------------------------------------------
 
 
-def _axis(axis, ndim, op):
+def normalized_axis(axis, ndim, op):
+    """axis as an index in [0, ndim), or NumPy's AxisError naming op: the
+    one check of an axis argument in braze's Python."""
     axis = operator.index(axis)
     if not -ndim <= axis < ndim:
         raise np.exceptions.AxisError(f"{op}: axis {axis} is out of range for a tensor of rank {ndim}")
@@ -520,8 +522,8 @@ def moveaxis(a, source, destination):
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):
         raise ValueError("moveaxis: `source` and `destination` arguments must have the same number of elements")
-    src = [_axis(s, a.ndim, "moveaxis") for s in src]
-    dst = [_axis(d, a.ndim, "moveaxis") for d in dst]
+    src = [normalized_axis(s, a.ndim, "moveaxis") for s in src]
+    dst = [normalized_axis(d, a.ndim, "moveaxis") for d in dst]
     order = [d for d in range(a.ndim) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -531,7 +533,7 @@ def moveaxis(a, source, destination):
 def swapaxes(a, axis1, axis2):
     a = _t(a)
     order = list(range(a.ndim))
-    i, j = _axis(axis1, a.ndim, "swapaxes"), _axis(axis2, a.ndim, "swapaxes")
+    i, j = normalized_axis(axis1, a.ndim, "swapaxes"), normalized_axis(axis2, a.ndim, "swapaxes")
     order[i], order[j] = order[j], order[i]
     return _core.permute_dims(a, order)
 
@@ -553,7 +555,7 @@ def ravel(a, order="C"):
 def flip(m, axis=None):
     m = _t(m)
     axes = range(m.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
-    axes = {_axis(a, m.ndim, "flip") for a in axes}
+    axes = {normalized_axis(a, m.ndim, "flip") for a in axes}
     return m[tuple(slice(None, None, -1) if d in axes else slice(None) for d in range(m.ndim))]
 
 
@@ -568,7 +570,7 @@ def flipud(m):
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """A view: the two axes moved last and flattened, read with step n + 1."""
     a = _t(a)
-    i, j = _axis(axis1, a.ndim, "diagonal"), _axis(axis2, a.ndim, "diagonal")
+    i, j = normalized_axis(axis1, a.ndim, "diagonal"), normalized_axis(axis2, a.ndim, "diagonal")
     if i == j:
         raise ValueError("diagonal: axis1 and axis2 cannot be the same")
     rest = [d for d in range(a.ndim) if d not in (i, j)]
@@ -602,8 +604,8 @@ def tensordot(a, b, axes=2):
         ax_a, ax_b = list(range(a.ndim - axes, a.ndim)), list(range(axes))
     else:
         ax_a, ax_b = ([x] if isinstance(x, int) else list(x) for x in axes)
-    ax_a = [_axis(x, a.ndim, "tensordot") for x in ax_a]
-    ax_b = [_axis(x, b.ndim, "tensordot") for x in ax_b]
+    ax_a = [normalized_axis(x, a.ndim, "tensordot") for x in ax_a]
+    ax_b = [normalized_axis(x, b.ndim, "tensordot") for x in ax_b]
     if len(ax_a) != len(ax_b) or builtins.any(a.shape[i] != b.shape[j] for i, j in zip(ax_a, ax_b)):
         raise ValueError(f"tensordot: shape-mismatch for sum (axes {ax_a} of {list(a.shape)} and {ax_b} of "
                          f"{list(b.shape)})")
@@ -628,7 +630,7 @@ def vdot(a, b):
 
 def diff(a, n=1, axis=-1):
     a = _t(a)
-    ax = _axis(axis, a.ndim, "diff")
+    ax = normalized_axis(axis, a.ndim, "diff")
     for _ in range(operator.index(n)):
         hi = tuple(slice(1, None) if d == ax else slice(None) for d in range(a.ndim))
         lo = tuple(slice(None, -1) if d == ax else slice(None) for d in range(a.ndim))
@@ -649,7 +651,7 @@ def repeat(a, repeats, axis=None):
         return _as_tensor(np.repeat(_host(a, "repeat"), counts, axis=axis))
     if axis is None:
         a, axis = _core.reshape(a, [-1]), 0
-    ax = _axis(axis, a.ndim, "repeat")
+    ax = normalized_axis(axis, a.ndim, "repeat")
     wide = _core.expand_dims(a, ax + 1)
     shape = list(a.shape)
     wide = _core.broadcast_to(wide, shape[:ax + 1] + [int(repeats)] + shape[ax + 1:])
@@ -677,7 +679,7 @@ def roll(a, shift, axis=None):
         for s, ax in zip([shift] * len(axis) if isinstance(shift, int) else shift, axis):
             a = roll(a, s, ax)
         return a
-    ax = _axis(axis, a.ndim, "roll")
+    ax = normalized_axis(axis, a.ndim, "roll")
     n = a.shape[ax]
     if n == 0:
         return a

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _core
 from ._copyto import write_out
-from ._numpy_functions import _axis, _bz, _t
+from ._numpy_functions import _bz, _t, normalized_axis
 from ._reductions import max as amax, min as amin
 
 
@@ -38,7 +38,7 @@ def _reduced(a, axis, op):
         axes = list(range(a.ndim))
     else:
         given = list(axis) if isinstance(axis, (tuple, list)) else [axis]
-        axes = [_axis(ax, a.ndim, op) for ax in given]
+        axes = [normalized_axis(ax, a.ndim, op) for ax in given]
         if len(set(axes)) != len(axes):
             raise ValueError(f"{op}: repeated axis in {axis!r}")
     rest = [a.shape[d] for d in range(a.ndim) if d not in axes]

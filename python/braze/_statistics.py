@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _core
 from ._copyto import write_out
-from ._numpy_functions import _axis, _bz, _t, diagonal
+from ._numpy_functions import _bz, _t, diagonal, normalized_axis
 from ._quantiles import _is_float, _median_dtype, _promote
 
 
@@ -117,7 +117,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     """Integral by the trapezoidal rule along axis (sample points x, or
     spacing dx). Integers give float32 (NumPy: float64)."""
     y = _t(y)
-    ax = _axis(axis, y.ndim, "trapezoid")
+    ax = normalized_axis(axis, y.ndim, "trapezoid")
     if x is None:
         d = dx
     else:

@@ -16,7 +16,7 @@ cuBLASLt's int8 matmul.
 import numpy as np
 
 from . import _core
-from ._numpy_functions import _bz, _t
+from ._numpy_functions import _bz, _t, normalized_axis
 
 __all__ = ["quantize", "dequantize", "qparams", "calibrate"]
 
@@ -34,14 +34,12 @@ def _dtype_name(dtype, op):
     return name
 
 
-def _channel_axis(axis, ndim, op, shape):
+def _channel_axis(axis, ndim, op):
     if axis is None:
         return None
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
         raise TypeError(f"{op}: axis must be an int or None, got {type(axis).__name__}")
-    if not -ndim <= axis < ndim:
-        raise np.exceptions.AxisError(f"{op}: axis {axis} is out of range for shape {tuple(shape)}")
-    return int(axis) % ndim
+    return normalized_axis(axis, ndim, op)
 
 
 def _parameter(v, x, axis, op, what, dtype):
@@ -79,7 +77,7 @@ def quantize(x, scale, zero_point=0, dtype="int8", axis=None):
     along that axis. Lazy: it fuses with the ops around it."""
     x = _t(x)
     name = _dtype_name(dtype, "quantize")
-    axis = _channel_axis(axis, x.ndim, "quantize", x.shape)
+    axis = _channel_axis(axis, x.ndim, "quantize")
     f = _float(x)
     s = _parameter(scale, f, axis, "quantize", "scale", f.dtype.name)
     z = _parameter(zero_point, f, axis, "quantize", "zero_point", f.dtype.name)
@@ -93,7 +91,7 @@ def dequantize(q, scale, zero_point=0, axis=None, dtype="float32"):
     """(q - zero_point) * scale as `dtype` (float32 unless said), per
     tensor or, with `axis`, per channel; lazy, as quantize."""
     q = _t(q)
-    axis = _channel_axis(axis, q.ndim, "dequantize", q.shape)
+    axis = _channel_axis(axis, q.ndim, "dequantize")
     name = np.dtype(dtype).name
     if not np.issubdtype(np.dtype(name), np.floating):
         raise TypeError(f"dequantize: dtype must be a float type, got {name}")
@@ -133,7 +131,7 @@ def _observed(t, axis, percentile):
     """The range of one tensor: per tensor (axis None) or per channel."""
     t = _float(_t(t))
     if axis is not None:
-        axis = _channel_axis(axis, t.ndim, "calibrate", t.shape)
+        axis = _channel_axis(axis, t.ndim, "calibrate")
         t = _core.reshape(_bz().moveaxis(t, axis, -1), [-1, t.shape[axis]])
     else:
         t = _core.reshape(t, [-1])

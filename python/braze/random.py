@@ -26,6 +26,7 @@ import numpy as np
 
 from . import _core
 from ._core import Tensor
+from ._numpy_functions import normalized_axis
 
 __all__ = ["Generator", "default_rng", "philox4x32", "seed", "random", "rand", "randn", "uniform", "normal",
            "standard_normal", "integers", "permutation", "choice", "shuffle", "randint"]
@@ -451,9 +452,7 @@ class Generator:
             raise TypeError(f"shuffle: x must be a braze tensor, not {type(x).__name__} (NumPy shuffles its own arrays)")
         if x.ndim == 0:
             raise ValueError("shuffle: x must be at least one-dimensional")
-        axis = operator.index(axis)
-        if not -x.ndim <= axis < x.ndim:
-            raise np.exceptions.AxisError(f"shuffle: axis {axis} is out of range for a tensor of rank {x.ndim}")
+        axis = normalized_axis(axis, x.ndim, "shuffle")
         x[...] = bz.take(x, self.permutation(x.shape[axis], device=x.device), axis=axis)
 
     def choice(self, a, size=None, replace=True, p=None, device=None):

@@ -321,6 +321,16 @@ TEST(JitCpu, RowsReadEveryOtherElement) {
       c = check({odd * index(even, std::vector<Index>{Slice{}, Slice{0, n - 1}})}, 0);
       EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
     }
+    // Wide kernels (Note [Wide kernels]): 64-bit elements, and 32-bit ones
+    // beside them, widened after the permute.
+    Tensor x64 = astype(x, DType::Float64), longs = astype(x * 1000.0, DType::Int64);
+    realize({x64, longs});
+    Tensor even64 = index(x64, std::vector<Index>{Slice{}, every_other});
+    Tensor even_longs = index(longs, std::vector<Index>{Slice{}, every_other});
+    c = check({even64 * 2.0 + 1.0, isnan(even64), even_longs + 3, sum(even64, Axes{{-1}}), even + even64,
+               even_ints + even_longs, argmax(even64, -1)},
+              1e-12);
+    EXPECT_EQ(c.interpreted, 0) << ::testing::PrintToString(c.why);
   }
 }
 
