@@ -61,6 +61,7 @@ FoldClass fold_class(Op op, DType t) {
     case Op::Round:
     case Op::IsNan:
     case Op::IsInf:
+    case Op::SignBit:
     case Op::LogicalNot:
     case Op::Copy:
     case Op::StopGradient:

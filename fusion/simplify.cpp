@@ -170,6 +170,9 @@ class Simplifier {
       case Op::IsInf:
         if (is_float(g_[in_[0]].dtype)) return std::nullopt;
         return g_.broadcast_to(g_.constant(DType::Bool, 0.0), n_.shape());
+      case Op::SignBit:  // never set in a bool or an unsigned integer
+        if (is_signed(g_[in_[0]].dtype)) return std::nullopt;
+        return g_.broadcast_to(g_.constant(DType::Bool, 0.0), n_.shape());
       default: return simplify_movement(g_, n_);
     }
   }

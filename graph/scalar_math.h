@@ -19,7 +19,7 @@ namespace braze::fn {
 #if !defined(__CUDACC_RTC__)
 using std::ceil, std::copysign, std::cos, std::erf, std::exp, std::exp2, std::expm1, std::floor,
     std::fmod, std::log, std::log1p, std::log2, std::nearbyint, std::pow, std::sin,
-    std::sqrt, std::tanh, std::isnan, std::isinf;
+    std::sqrt, std::tanh, std::isnan, std::isinf, std::signbit;
 #endif
 
 template <class T>
@@ -81,6 +81,13 @@ struct IsNan { template <class T> BRAZE_HD bool operator()(T x) const { return i
 struct IsInf {
   template <class T> BRAZE_HD bool operator()(T x) const {
     if constexpr (kIsFloat<T>) return isinf(x); else return false;
+  }
+};
+// The sign bit itself, as NumPy's: -0.0 and a NaN with its sign bit set
+// are negative. Integers: x < 0.
+struct SignBit {
+  template <class T> BRAZE_HD bool operator()(T x) const {
+    if constexpr (kIsFloat<T>) return signbit(x); else return x < 0;
   }
 };
 struct LogicalNot { template <class T> BRAZE_HD bool operator()(T x) const { return !(x != 0); } };

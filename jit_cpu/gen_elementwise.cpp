@@ -162,6 +162,7 @@ void RowKernelGen<Vmm>::compute_float(const KernelOp& op, const Vmm& d, const Vm
     case Op::Ceil: ops_.round(d, a(), 2); return;
     case Op::Round: ops_.round(d, a(), 0); return;
     case Op::IsNan: ops_.cmp(d, a(), a(), Ops::Unord); return;
+    case Op::SignBit: vpsrad(d, a(), 31); return;  // the sign bit spread over the lane: a mask
     case Op::IsInf:
       vandps(s0, a(), k_.bits_of(0x7fffffff));
       ops_.cmp(d, s0, k_(INFINITY), Ops::Eq);

@@ -96,6 +96,10 @@ void RowKernelGen<Vmm>::compute_int(const KernelOp& op, const Vmm& d, const Vmm&
     case Op::Round: vmovaps(d, a); return;  // integers are whole
     case Op::IsNan:
     case Op::IsInf: vxorps(d, d, d); return;
+    case Op::SignBit:  // x < 0 (unsigned integers and bools never reach here: fusion/simplify.cpp)
+      if (q) sign_mask_wide(d, a);
+      else vpsrad(d, a, 31);
+      return;
     default: break;
   }
   throw Unsupported("the op " + std::string(info(op.op).name) + " on integers");

@@ -80,6 +80,7 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
     case Op::Ceil: ops_.round_f64(d, a, 2); return;
     case Op::Round: ops_.round_f64(d, a, 0); return;
     case Op::IsNan: ops_.cmp(d, a, a, Ops::Unord, Width::k64); return;
+    case Op::SignBit: sign_mask_wide(d, a); return;
     case Op::IsInf:
       vandpd(s0, a, k_.bits64(0x7fffffffffffffffull));
       ops_.cmp(d, s0, k_.f64(INFINITY), Ops::Eq, Width::k64);
@@ -87,6 +88,20 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
     default: break;
   }
   throw Unsupported("the op " + std::string(info(op.op).name) + " on float64 values");
+}
+
+// d = x's sign bit spread over each 64-bit lane (a mask): AVX-512 shifts
+// it arithmetically; AVX2 has no 64-bit arithmetic shift, and x < 0 as an
+// int64 is the same test.
+template <class Vmm>
+void RowKernelGen<Vmm>::sign_mask_wide(const Vmm& d, const Vmm& x) {
+  if constexpr (kZmm) {
+    vpsraq(d, x, 63);
+  } else {
+    const Vmm zero = d.getIdx() == x.getIdx() ? scratch(0) : d;
+    vpxor(zero, zero, zero);
+    vpcmpgtq(d, zero, x);
+  }
 }
 
 // x, of dtype t, as a 64-bit lane mask of its truth (NaN is true).

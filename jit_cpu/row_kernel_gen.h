@@ -472,6 +472,7 @@ class RowKernelGen : public Xbyak::CodeGenerator {
 
   void compute_double(const KernelOp& op, const Vmm& d, const Vmm& x, const Vmm& y);
   Vmm truth_wide(const Vmm& x, DType t, const Vmm& s);
+  void sign_mask_wide(const Vmm& d, const Vmm& x);
   void convert_wide(const Vmm& d, const Vmm& x, DType from, DType to);
 
   const KernelSpec& s_;

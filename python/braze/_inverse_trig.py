@@ -113,12 +113,6 @@ def _combine(base, k, t, w, dt):
     return s + (((hi - s) + t) + (m * c.pio4_lo + w))
 
 
-def _signbit(x):
-    # x < 0, -0.0 (1/-0.0 is -inf) or -inf (1/-inf is -0.0): exactly where
-    # the smaller of x and 1/x is negative. NaN: False.
-    return _core.minimum(x, 1 / x) < 0
-
-
 def _is_float(dt):
     return dt.kind == "f" or dt in _HALVES
 
@@ -191,7 +185,7 @@ def arctan(x):
     # Past 1, atan(a) = pi/2 - atan(1/a) = -(-2 pi/4 + atan(1/a)). The sign
     # multiplies last, so that +0 becomes -0 for -0.
     swap = a > 1.0
-    sign = _core.where(_core.not_equal(swap, _signbit(x)), -1.0, 1.0)
+    sign = _core.where(_core.not_equal(swap, _core.signbit(x)), -1.0, 1.0)
     base = _core.where(swap, -2.0, 0.0)
     k, t, w = _atan_parts(_core.minimum(a, 1.0), _core.maximum(a, 1.0), x.dtype)
     return _result(sign * _combine(base, k, t, w, x.dtype), dt)
@@ -219,8 +213,8 @@ def arctan2(y, x):
     # for n/d = min/max of |x|, |y|: |y| > |x| gives pi/2 - atan(n/d), x < 0
     # (or -0) pi minus that, y < 0 (or -0) the negation; -0 for y = -0 comes
     # from the sign, as a product.
-    swap, xneg = ay > ax, _signbit(x)
-    sign = _core.where(_core.not_equal(_core.not_equal(swap, xneg), _signbit(y)), -1.0, 1.0)
+    swap, xneg = ay > ax, _core.signbit(x)
+    sign = _core.where(_core.not_equal(_core.not_equal(swap, xneg), _core.signbit(y)), -1.0, 1.0)
     base = _core.where(swap, _core.where(xneg, 2.0, -2.0), _core.where(xneg, -4.0, 0.0))
     # n/d is scaled by a power of 2 (exactly) where d is past huge, so that
     # n + d stays finite (n loses bits only where n/d underflows anyway), or

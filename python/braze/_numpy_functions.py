@@ -195,19 +195,10 @@ def isfinite(x):
     return _core.logical_not(_core.logical_or(_core.isnan(x), _core.isinf(x)))
 
 
-def signbit(x):
-    # -0.0 has its sign bit set: 1 / -0.0 is -inf. (A NaN's sign bit is not
-    # visible to these ops: False for every NaN.)
-    x = _t(x)
-    if x.dtype.kind in "ub":
-        return _core.less(x, 0)
-    return _core.logical_or(x < 0, _core.logical_and(x == 0, _core.reciprocal(_float(x)) < 0))
-
-
 def copysign(x1, x2):
     a, b = _float_pair(x1, x2)
     a = _core.astype(a, _core.add(a, b).dtype.name)  # the pair's promotion, as every binary op
-    return _core.where(signbit(a) == signbit(b), a, _core.negative(a))
+    return _core.where(_core.signbit(a) == _core.signbit(b), a, _core.negative(a))
 
 
 def fmax(x1, x2):
@@ -728,7 +719,7 @@ FUNCTIONS = ["nan_to_num", "all", "any", "count_nonzero", "isclose", "allclose",
              "repeat", "tile", "roll", "meshgrid", "fix"]
 # NumPy ufuncs braze builds here (its __array_ufunc__).
 UFUNCS = ["tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "log10", "deg2rad", "rad2deg", "hypot",
-          "logaddexp", "logaddexp2", "trunc", "positive", "isfinite", "signbit", "copysign", "fmax", "fmin",
+          "logaddexp", "logaddexp2", "trunc", "positive", "isfinite", "copysign", "fmax", "fmin",
           "heaviside", "logical_xor", "floor_divide", "float_power"]
 
 __all__ = FUNCTIONS + UFUNCS + ["clip", "empty_like",

@@ -354,6 +354,9 @@ TEST(Simplify, IdempotentOpsAndIntegerRounding) {
       check_rules({{std::string(info(op).name) + "(int)", t, unary(op), op, 0}});
     check_rules({{std::string(info(op).name) + "(float)", F::Float32, unary(op), op, 1}});
   }
+  // Nor has an unsigned integer or a bool a sign bit; a signed one's is read.
+  for (DType t : {F::UInt8, F::UInt32, F::Bool}) check_rules({{"signbit(unsigned)", t, unary(Op::SignBit), Op::SignBit, 0}});
+  for (DType t : {F::Int8, F::Int64, F::Float16}) check_rules({{"signbit(signed)", t, unary(Op::SignBit), Op::SignBit, 1}});
 }
 
 TEST(Simplify, RulesThatMustNotFire) {

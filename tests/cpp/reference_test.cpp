@@ -116,6 +116,7 @@ const std::map<Op, Expected>& expected_values() {
       RJ(Round, round_half_even(a[0]), a[0]),
       RJ(IsNan, std::isnan(a[0]), 0),
       RJ(IsInf, std::isinf(a[0]), 0),
+      RJ(SignBit, std::signbit(a[0]), a[0] < 0),
       RI(LogicalNot, a[0] == 0),
       RI(Cast, a[0]),
       RI(Copy, a[0]),

@@ -5,17 +5,19 @@ unless it has no NumPy name, when it needs an entry in EXTRA_REFERENCES."""
 
 import io
 import math
+import os
 import re
 
 import numpy as np
 import pytest
 
 import braze as bz
-from conftest import (BOOL, DTYPE_IDS, DTYPES, F32, FLOATS, I64, INTS, LAYOUTS, assert_matches, compute_dtype,
+from conftest import (BF16, BOOL, DTYPE_IDS, DTYPES, F32, FLOATS, I64, INTS, LAYOUTS, assert_matches, compute_dtype,
                       is_float, kind, logical_values, make_layout, promote, result_dtype, values,
                       weak_scalar_dtype)
 
 OPS = bz.ops()
+REFERENCE = os.environ.get("BRAZE_BACKEND") == "reference"
 ELEMENTWISE = [o for o in OPS if o["kind"] == "elementwise" and o["auto"]]
 BY_ARITY = {n: [o for o in ELEMENTWISE if o["arity"] == n] for n in (1, 2, 3)}
 
@@ -430,6 +432,36 @@ def test_float_remainder_is_numpys_bit_for_bit(dtype):
         np.testing.assert_array_equal(g, w)
         numbers = ~np.isnan(w)
         np.testing.assert_array_equal(np.signbit(g[numbers]), np.signbit(w[numbers]))
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float16), BF16, np.dtype(np.float32), np.dtype(np.float64)], ids=str)
+def test_signbit_reads_the_sign_bit_itself(dtype):
+    # SignBit is an op row: the bit, as NumPy's, so -0.0 and a NaN whose
+    # sign bit is set are negative, in 32-bit lanes and beside an int64
+    # (a wide kernel), contiguous, transposed and every other element;
+    # copysign and arctan2 read it without a division.
+    bits = np.array([0x7FC00000, 0xFFC00000, 0x80000000, 0, 0x7F800000, 0xFF800000, 0x3F800000, 0xBF800000],
+                    dtype=np.uint32)
+    x = np.tile(bits.view(np.float32), 9)[:70].reshape(7, 10).astype(dtype)  # a NaN's sign survives the cast
+    want = np.signbit(x.astype(np.float32))
+    t = bz.tensor(x)
+    ints = bz.tensor(np.arange(70).reshape(7, 10))
+    before = bz.stats()["kernels_interpreted"]
+    np.testing.assert_array_equal(bz.signbit(t).numpy(), want)
+    np.testing.assert_array_equal(bz.signbit(t.T).numpy(), want.T)
+    np.testing.assert_array_equal(bz.signbit(t[:, ::2]).numpy(), want[:, ::2])
+    np.testing.assert_array_equal(bz.logical_and(bz.signbit(t), ints >= 0).numpy(), want)
+    if not REFERENCE:
+        assert bz.stats()["kernels_interpreted"] == before
+    y = bz.copysign(bz.tensor(np.full((7, 10), 2.0, dtype)), t)
+    np.testing.assert_array_equal(np.signbit(y.numpy().astype(np.float32)), want)
+    assert "Div" not in bz.explain(y, file=io.StringIO()) and "Reciprocal" not in bz.explain(y, file=io.StringIO())
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint8", "uint32", "bool"])
+def test_signbit_of_integers_is_negative(dtype):
+    x = np.array([-3, 0, 5, 127, -128, 1], np.int64).astype(dtype)
+    np.testing.assert_array_equal(bz.signbit(bz.tensor(x)).numpy(), np.signbit(x))
 
 
 def test_bfloat16_nan_keeps_its_sign_and_payload():

@@ -159,7 +159,7 @@ def test_bad_arguments_name_the_function():
         bz.quantize(x, 0.1, dtype="int16")
     with pytest.raises(TypeError, match="quantize: dtype must be int8 or uint8, got 'int7'"):
         bz.quantize(x, 0.1, dtype="int7")
-    with pytest.raises(IndexError, match=r"quantize: axis 2 is out of range for shape \(2, 3\)"):
+    with pytest.raises(IndexError, match="quantize: axis 2 is out of range for a tensor of rank 2"):
         bz.quantize(x, [0.1, 0.2], axis=2)
     with pytest.raises(ValueError, match=r"quantize: scale has shape \(2,\), but axis 1 of shape \(2, 3\) has 3"):
         bz.quantize(x, [0.1, 0.2], axis=1)
