@@ -67,22 +67,29 @@ from . import quant  # noqa: E402 (bz.quant)
 from .quant import quantize, dequantize  # noqa: F401
 from .autodiff import grad, value_and_grad, vjp, checkpoint, no_grad, enable_grad, is_grad_enabled  # noqa: F401
 
-# dtypes are NumPy dtype objects, so x.dtype == np.float32 reads as in NumPy.
-bool_ = _np.dtype("bool")
+# Note [Dtype names]
+# As in NumPy: a tensor's .dtype is a NumPy dtype object, and the names
+# bz.float32, bz.int64, ... are NumPy's scalar types (ml_dtypes' for
+# bfloat16), so x.dtype == bz.float32 reads as in NumPy and
+# bz.float32(0.5), bz.float64(x.sum()) make NumPy scalars. Every dtype
+# argument is read by _as_dtype, which takes either. Code here that needs the
+# dtype object (.kind, .name, a dict key) takes it from _DTYPES: a dtype and
+# its scalar type are equal but hash apart.
+_DTYPES = {d.name: d for d in map(_np.dtype, ("bool", "uint8", "int8", "uint16", "int16", "uint32", "int32", "int64",
+                                               "float16", _ml_dtypes.bfloat16, "float32", "float64"))}
+bool_ = _np.bool_
 bool = bool_  # the array API's name  # noqa: A001
-uint8 = _np.dtype("uint8")
-int8 = _np.dtype("int8")
-uint16 = _np.dtype("uint16")
-int16 = _np.dtype("int16")
-uint32 = _np.dtype("uint32")
-int32 = _np.dtype("int32")
-int64 = _np.dtype("int64")
-float16 = _np.dtype("float16")
-bfloat16 = _np.dtype(_ml_dtypes.bfloat16)
-float32 = _np.dtype("float32")
-float64 = _np.dtype("float64")
-_DTYPES = {d.name: d for d in (bool_, uint8, int8, uint16, int16, uint32, int32, int64, float16, bfloat16, float32,
-                               float64)}
+uint8 = _np.uint8
+int8 = _np.int8
+uint16 = _np.uint16
+int16 = _np.int16
+uint32 = _np.uint32
+int32 = _np.int32
+int64 = _np.int64
+float16 = _np.float16
+bfloat16 = _ml_dtypes.bfloat16
+float32 = _np.float32
+float64 = _np.float64
 
 
 # Note [Dtype spellings]
@@ -93,8 +100,9 @@ _DTYPES = {d.name: d for d in (bool_, uint8, int8, uint16, int16, uint32, int32,
 # only where NumPy reads nothing: "f32", "bf16", "i32", ... ("i8", "u8" and
 # "f16" are NumPy's int64, uint64 and float128). The core is handed the
 # canonical name only.
-_SHORT = {"bf16": bfloat16, "bfloat16": bfloat16, "f32": float32, "f64": float64, "i16": int16, "u16": uint16,
-          "i32": int32, "u32": uint32, "i64": int64}
+_SHORT = {short: _DTYPES[name] for short, name in (("bf16", "bfloat16"), ("bfloat16", "bfloat16"), ("f32", "float32"),
+                                                ("f64", "float64"), ("i16", "int16"), ("u16", "uint16"),
+                                                ("i32", "int32"), ("u32", "uint32"), ("i64", "int64"))}
 
 
 # Dtype arguments met before, by value (np.dtype's .name is Python code in
@@ -417,6 +425,26 @@ def _export_core_functions():
 
 
 _export_core_functions()
+
+
+# NumPy's signatures where they are wider than the op row's (braze in
+# numpy's place: the core's functions take tensors only).
+def where(condition, x=None, y=None, /):
+    """A select of x and y by condition, lazy; with the condition alone,
+    NumPy's one-argument form: its nonzero (which realizes: _gather.py)."""
+    if x is None and y is None:
+        return nonzero(condition)  # noqa: F405
+    if x is None or y is None:
+        raise TypeError("where: takes a condition alone, or a condition and two values")
+    return _core.where(condition, x, y)
+
+
+def round(x, decimals=0, out=None):  # noqa: A001
+    """Round half to even; to `decimals` places as NumPy's round does."""
+    if decimals == 0 and out is None:
+        return _core.round(x)
+    return around(x, decimals, out)  # noqa: F821 (NumPy's, from _numpy_protocols)
+
 
 # Views that write through, and read-only views, as NumPy's
 # (python/braze/_views.py); braze's own code calls _core's.

@@ -159,20 +159,31 @@ def _numpy_call(op, fn, x, **kwargs):
     return fn(_host(x, op), **kwargs)
 
 
-def sort(x, /, *, axis=-1, descending=False, stable=True):
+def _no_order(op, order):
+    if order is not None:
+        raise TypeError(f"{op}: order= (fields of a structured dtype) is not supported: braze has no structured dtypes")
+
+
+# NumPy's positional axis, kind and order beside the standard's keywords:
+# every kind gives the stable order, which is one of the orders NumPy's
+# quicksort may give.
+def sort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=True):
+    _no_order("sort", order)
     r = _numpy_call("sort", lambda a: np.sort(a, axis=axis, kind="stable"), x)
     return _as_tensor(np.flip(r, axis) if descending else r)
 
 
-def argsort(x, /, *, axis=-1, descending=False, stable=True):
-    def order(a):
+def argsort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=True):
+    _no_order("argsort", order)
+
+    def ranks(a):
         if not descending:
             return np.argsort(a, axis=axis, kind="stable")
         # Stable and descending: ties keep their order, so sort the reversed
         # array ascending and map back.
         n = a.shape[axis]
         return n - 1 - np.flip(np.argsort(np.flip(a, axis), axis=axis, kind="stable"), axis)
-    return _as_tensor(_numpy_call("argsort", order, x))
+    return _as_tensor(_numpy_call("argsort", ranks, x))
 
 
 def _scan(op, fn, x, axis, dtype, include_initial, initial):

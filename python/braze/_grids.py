@@ -22,7 +22,7 @@ from ._ufunc_math import _c
 
 def _out_float(dtype):
     bz = _bz()
-    return bz.float32 if dtype is None else bz._as_dtype(dtype)
+    return bz._as_dtype(bz.float32 if dtype is None else dtype)
 
 
 def _scalar_only(op, *values):

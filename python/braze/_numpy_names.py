@@ -2,8 +2,9 @@
 written against ``numpy`` runs with ``braze`` in its place:
 
 - the dtype spellings NumPy code uses beside ``float32`` (``double``,
-  ``single``, ``int_``, ``intp``, ...) as braze's dtypes (NumPy dtype
-  objects, as ``bz.float32`` is), where braze has the dtype they name;
+  ``single``, ``int_``, ``intp``, ...): NumPy's scalar types, as
+  ``bz.float32`` is (Note [Dtype names]), where braze has the dtype they
+  name;
   NumPy's ``dtype`` and its abstract classes (``floating``, ``integer``,
   ...) for ``issubdtype``;
 - questions about dtypes and shapes, and NumPy's own error and print
@@ -16,7 +17,10 @@ written against ``numpy`` runs with ``braze`` in its place:
   rule);
 - ``fromfunction``, whose function is called on braze's index grids, so
   what it computes is recorded lazily; ``angle`` of real values and
-  ``asarray_chkfinite``, built from braze's ops.
+  ``asarray_chkfinite``, built from braze's ops;
+- ``lib.stride_tricks``' views that braze has (``sliding_window_view``);
+- NumPy's keywords on braze's ufuncs (``bz.exp(x, out=x)``, ``bz.add(a,
+  b, where=m, out=c)``) and NumPy's ufunc methods (``bz.add.at``).
 
 The NumPy functions braze answers through NumPy's protocols (``np.dot(t,
 u)``, ``np.cumsum(t)``) are ``bz.dot`` and ``bz.cumsum`` too:
@@ -24,11 +28,14 @@ _numpy_protocols.install exports its table under NumPy's names where the
 namespace has none.
 """
 
+import builtins
 import functools
 import math
+import types
 
 import numpy as np
 
+from ._core import Tensor
 from ._on_host import _on_host
 
 # NumPy's other names for the dtypes braze has (on Linux int_, intp and
@@ -137,7 +144,15 @@ class _UfuncLike(functools.partial):
     C's call, no Python frame); its methods are the NumPy ufunc's, on
     tensors, which braze's ``__array_ufunc__`` answers (``bz.add.at(t, i,
     1)``, ``bz.minimum.outer(x, y)``, ``bz.add.reduce(t, axis=0)``,
-    ``bz.maximum.accumulate(t)``). Pickles by name."""
+    ``bz.maximum.accumulate(t)``). NumPy's keywords (``out=``,
+    ``where=``, ``dtype=``) go through the NumPy ufunc, which braze's
+    ``__array_ufunc__`` answers: ``bz.exp(x, out=x)``. Pickles by name."""
+
+    def __call__(self, *args, **kwargs):
+        if not kwargs:
+            return self.func(*args)
+        tensors = [a if isinstance(a, (int, float, builtins.bool, np.generic, Tensor)) else _bz().asarray(a) for a in args]
+        return self._ufunc(*tensors, **kwargs)
 
     def outer(self, a, b, **kwargs):
         return self._ufunc.outer(_tensor(a), _tensor(b), **kwargs)
@@ -255,12 +270,15 @@ UFUNCS = []
 def install(bz):
     """The names above, on the braze module."""
     for name in DTYPE_ALIASES:
-        d = np.dtype(getattr(np, name))
-        if d.name in bz._DTYPES:
-            setattr(bz, name, bz._DTYPES[d.name])
+        if np.dtype(getattr(np, name)).name in bz._DTYPES:
+            setattr(bz, name, getattr(np, name))
     for name in NUMPY_OWN:
         setattr(bz, name, getattr(np, name))
     for name in MADE_BY_NUMPY:
         setattr(bz, name, _made_by_numpy(name))
     for name in FUNCTIONS + ["vectorize", "r_", "c_", "ndarray"]:
         setattr(bz, name, globals()[name])
+    # np.lib.stride_tricks' views that braze has (as_strided it has not).
+    bz.lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(
+        sliding_window_view=bz.sliding_window_view, broadcast_to=bz.broadcast_to,
+        broadcast_arrays=bz.broadcast_arrays))

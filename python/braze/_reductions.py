@@ -6,9 +6,13 @@ x, axis, correction, keepdims) and take NumPy's keywords where NumPy has
 them: ``dtype`` on sum, prod, mean, var and std (x is cast to it, the
 reduction runs in it and the result is it, as NumPy accumulates in it),
 ``out`` on all (python/braze/_copyto.py's write_out), and ``ddof`` on var
-and std (NumPy's name for the correction: ``x.std(ddof=1)``). max and min
+and std (NumPy's name for the correction: ``x.std(ddof=1)``), ``initial``
+and ``where`` on sum, prod, max and min (masked_reduction in
+_numpy_protocols.py: a select and the reduction, one kernel). max and min
 have no ``dtype``, as in NumPy.
 """
+
+import numpy as np
 
 from . import _core
 from ._copyto import write_out
@@ -24,12 +28,22 @@ def _reduce(fn, x, dtype, out, *args):
     return write_out(r if r.dtype.name == name else _core.astype(r, name), out, fn.__name__)
 
 
-def sum(x, axis=None, keepdims=False, *, dtype=None, out=None):
-    return _reduce(_core.sum, x, dtype, out, axis, keepdims)
+def _fold(fn, x, dtype, out, axis, keepdims, where, initial):
+    """sum, prod, max or min with NumPy's where= and initial=."""
+    if where is True and initial is np._NoValue:
+        return _reduce(fn, x, dtype, out, axis, keepdims)
+    import braze as bz
+    from ._numpy_protocols import masked_reduction
+    x = bz.asarray(x, dtype=dtype)
+    return write_out(masked_reduction(bz, fn.__name__, x, axis, keepdims, where, initial), out, fn.__name__)
 
 
-def prod(x, axis=None, keepdims=False, *, dtype=None, out=None):
-    return _reduce(_core.prod, x, dtype, out, axis, keepdims)
+def sum(x, axis=None, keepdims=False, *, dtype=None, out=None, initial=np._NoValue, where=True):
+    return _fold(_core.sum, x, dtype, out, axis, keepdims, where, initial)
+
+
+def prod(x, axis=None, keepdims=False, *, dtype=None, out=None, initial=np._NoValue, where=True):
+    return _fold(_core.prod, x, dtype, out, axis, keepdims, where, initial)
 
 
 def mean(x, axis=None, keepdims=False, *, dtype=None, out=None):
@@ -52,12 +66,12 @@ def std(x, axis=None, correction=0.0, keepdims=False, *, ddof=None, dtype=None, 
     return _reduce(_core.std, x, dtype, out, axis, _correction(correction, ddof, "std"), keepdims)
 
 
-def max(x, axis=None, keepdims=False, *, out=None):
-    return _reduce(_core.max, x, None, out, axis, keepdims)
+def max(x, axis=None, keepdims=False, *, out=None, initial=np._NoValue, where=True):
+    return _fold(_core.max, x, None, out, axis, keepdims, where, initial)
 
 
-def min(x, axis=None, keepdims=False, *, out=None):
-    return _reduce(_core.min, x, None, out, axis, keepdims)
+def min(x, axis=None, keepdims=False, *, out=None, initial=np._NoValue, where=True):
+    return _fold(_core.min, x, None, out, axis, keepdims, where, initial)
 
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min"]

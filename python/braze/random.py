@@ -165,7 +165,7 @@ def _size_shape(size):
 
 def _float_dtype(dtype, what):
     bz = _bz()
-    d = bz.float32 if dtype is None else bz._as_dtype(dtype)
+    d = bz._as_dtype(bz.float32 if dtype is None else dtype)
     if d.kind != "f" and d != bz.bfloat16:
         raise ValueError(f"{what}: dtype must be a float dtype (float32, float64, float16, bfloat16), not {d.name}")
     return d

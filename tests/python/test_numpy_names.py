@@ -60,12 +60,54 @@ def test_facts_about_arrays_take_what_numpy_takes():
 def test_dtype_aliases_are_the_dtypes_numpy_means():
     for name in ["double", "single", "half", "int_", "intp", "intc", "long", "longlong", "byte", "ubyte", "short",
                  "ushort", "uintc"]:
-        assert getattr(bz, name) == np.dtype(getattr(np, name)), name
+        assert getattr(bz, name) is getattr(np, name), name
         assert bz.zeros(2, dtype=getattr(bz, name)).dtype == np.dtype(getattr(np, name)), name
     assert not hasattr(bz, "uint") and not hasattr(bz, "ulonglong")  # uint64: braze has no such dtype
     assert bz.issubdtype(bz.asarray(x34()).dtype, bz.floating)
     assert not bz.issubdtype(bz.int32, bz.floating) and bz.issubdtype(bz.int32, bz.integer)
     assert bz.dtype("f4") == bz.float32
+
+
+def test_dtype_names_are_numpys_scalar_types():
+    # Note [Dtype names]: bz.float32 is np.float32, so NumPy code that
+    # makes scalars with it runs; a tensor's dtype is a dtype object equal to it.
+    assert bz.float32 is np.float32 and bz.int64 is np.int64 and bz.bool is np.bool_
+    assert bz.float32(0.5) == np.float32(0.5) and type(bz.float64(bz.tensor([1.0, 2.0]).sum())) is np.float64
+    assert bz.int64(3) + 1 == 4 and bz.bfloat16(1.5) == 1.5
+    t = bz.zeros(2, dtype=bz.float64)
+    assert t.dtype == bz.float64 and isinstance(t.dtype, np.dtype) and t.dtype.name == "float64"
+    assert bz.tensor([1, 2]).astype(bz.int8).dtype == bz.int8 and bz.finfo(bz.float32).eps == np.finfo(np.float32).eps
+
+
+def test_numpys_wider_signatures():
+    # where with the condition alone, round to decimals, argsort's kind,
+    # the reductions' initial= and where=, a ufunc's out= and where=.
+    x = np.array([[0.125, -1.5, 2.75], [3.0, 0.0, -0.375]], np.float32)
+    t = bz.tensor(x)
+    for got, want in zip(bz.where(t > 0), np.where(x > 0)):
+        np.testing.assert_array_equal(got.numpy(), want)
+    with pytest.raises(TypeError, match="where: takes a condition alone"):
+        bz.where(t > 0, t)
+    np.testing.assert_array_equal(bz.round(t, 1).numpy(), np.round(x, 1))
+    np.testing.assert_array_equal(bz.round(t).numpy(), np.round(x))
+    np.testing.assert_array_equal(bz.argsort(t, 1, kind="stable").numpy(), np.argsort(x, 1, kind="stable"))
+    np.testing.assert_array_equal(bz.sort(t, axis=None).numpy(), np.sort(x, axis=None))
+    with pytest.raises(TypeError, match="argsort: order="):
+        bz.argsort(t, order="f0")
+    np.testing.assert_array_equal(bz.max(t, axis=0, initial=1.0).numpy(), np.max(x, axis=0, initial=1.0))
+    np.testing.assert_array_equal(t.min(axis=1, initial=-1.0).numpy(), x.min(axis=1, initial=-1.0))
+    np.testing.assert_array_equal(bz.sum(t, axis=1, where=t > 0).numpy(), np.sum(x, axis=1, where=x > 0))
+    np.testing.assert_array_equal(bz.prod(t, initial=2.0, where=t != 0).numpy(), np.prod(x, initial=2.0, where=x != 0))
+    assert bz.max(bz.zeros((0, 3)), axis=0, initial=7.0).numpy().tolist() == [7.0, 7.0, 7.0]
+    c = bz.tensor(x)
+    r = bz.exp(c, out=c)
+    assert r is c
+    np.testing.assert_allclose(c.numpy(), np.exp(x), rtol=1e-6)
+    d = bz.zeros((2, 3))
+    bz.add(t, [1.0, 2.0, 3.0], out=d, where=t > 0)
+    np.testing.assert_array_equal(d.numpy(), np.add(x, [1.0, 2.0, 3.0], out=np.zeros((2, 3), np.float32), where=x > 0))
+    w = bz.lib.stride_tricks.sliding_window_view(bz.arange(6.0), 3)
+    np.testing.assert_array_equal(w.numpy(), np.lib.stride_tricks.sliding_window_view(np.arange(6.0), 3))
 
 
 def test_dtype_questions_and_state_are_numpys():
