@@ -198,6 +198,7 @@ def install():
     Tensor.strides = property(_strides, doc=_strides.__doc__)
     Tensor.flags = property(_Flags, doc=_Flags.__doc__)
     Tensor.__iter__ = _iter
+    Tensor.__contains__ = lambda self, value: bool((self == value).any())  # ndarray's: any element equal
     Tensor.view = _view
     Tensor.shape = property(Tensor.shape.fget, _set_shape, doc="the shape, a tuple; settable as ndarray.shape")
     Tensor.flat = property(lambda self: self.numpy().flat, doc="an iterator over the values (read-only)")

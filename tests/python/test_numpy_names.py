@@ -106,6 +106,7 @@ def test_numpys_wider_signatures():
     d = bz.zeros((2, 3))
     bz.add(t, [1.0, 2.0, 3.0], out=d, where=t > 0)
     np.testing.assert_array_equal(d.numpy(), np.add(x, [1.0, 2.0, 3.0], out=np.zeros((2, 3), np.float32), where=x > 0))
+    assert 3.0 in t and 2.0 not in t and (2.75 in t[0]) == (2.75 in x[0])  # ndarray's __contains__
     w = bz.lib.stride_tricks.sliding_window_view(bz.arange(6.0), 3)
     np.testing.assert_array_equal(w.numpy(), np.lib.stride_tricks.sliding_window_view(np.arange(6.0), 3))
 
