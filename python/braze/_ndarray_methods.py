@@ -159,6 +159,15 @@ def _set_shape(self, shape):
     self._rebind(_views.reshape_plain(self, [shape] if isinstance(shape, numbers.Integral) else list(shape)))
 
 
+def _str(self):
+    """print(x) and str(x): the values as NumPy prints them (realizing x,
+    as .numpy() does; a tensor that requires a gradient prints its value).
+    repr(x) stays braze's summary of shape, dtype, device and whether x is
+    realized, which runs nothing: a debugger or a log line that shows a
+    lazy tensor does not compute it."""
+    return str((self.detach() if self.requires_grad else self).numpy())
+
+
 def _format(self, spec):
     """format(x, spec), f"{x:.3f}": a 0-d tensor formats as its value (a
     loss printed each step), as NumPy's 0-d arrays do; any other tensor
@@ -207,3 +216,4 @@ def install():
     Tensor.dumps = lambda self: pickle.dumps(self)
     Tensor.dump = _dump
     Tensor.__format__ = _format
+    Tensor.__str__ = _str

@@ -15,6 +15,8 @@ under a mask.
 
 import operator
 
+import itertools
+
 import numpy as np
 
 from . import _core
@@ -129,19 +131,21 @@ def _tiled(t, per_axis):
         after = [totals[ax] - starts[ax][k] - lengths[ax][k] for ax, k in enumerate(combo)]
         return _core._pad(v, before, after)
 
-    def select(prefix):
-        ax = len(prefix)
-        if ax == t.ndim:
-            return block(prefix)
-        result = None
-        for k, length in enumerate(lengths[ax]):
-            if length == 0:
-                continue
-            part = select(prefix + (k,))
-            result = part if result is None else _core.where(_index(part, ax) < starts[ax][k], result, part)
-        return result
-
-    return select(())
+    # Over the axes in turn, each a select among its pieces; a loop over
+    # prefixes, not a closure that calls itself (a reference cycle that
+    # would hold t: Note [Held values are kept], autodiff.py's walks).
+    level = [(combo, block(combo)) for combo in itertools.product(*[range(len(ls)) for ls in lengths])
+             if all(lengths[ax][k] for ax, k in enumerate(combo))]
+    for ax in reversed(range(t.ndim)):
+        merged = {}
+        for combo, part in level:
+            prefix, k = combo[:ax], combo[ax]
+            if prefix not in merged:
+                merged[prefix] = part
+            else:
+                merged[prefix] = _core.where(_index(part, ax) < starts[ax][k], merged[prefix], part)
+        level = list(merged.items())
+    return level[0][1]
 
 
 def _mirror(t, axis, before, after, symmetric):

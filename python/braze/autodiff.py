@@ -28,37 +28,42 @@ is_grad_enabled = _core.is_grad_enabled
 
 # --- trees: nested dicts, lists and tuples with tensors (or anything) at the leaves ---
 
+# The walks recurse through module-level functions, not nested closures:
+# a closure that calls itself is a reference cycle (function and cell), and
+# the leaves it holds (tensors) would stay alive until Python's cyclic
+# collector ran. A lazy tensor held so counts as held by the user, and the
+# next realize keeps its value too (Note [Held values are kept]): a
+# training step's program then changed with the collector's timing.
 def tree_flatten(tree):
     """(leaves, structure): the leaves of nested dicts (in key order),
     lists and tuples, left to right; ``tree_unflatten(structure, leaves)``
     rebuilds the tree."""
     leaves = []
+    return leaves, _flatten(tree, leaves)
 
-    def walk(t):
-        if isinstance(t, dict):
-            keys = sorted(t)
-            return (dict, keys, [walk(t[k]) for k in keys])
-        if isinstance(t, (list, tuple)):
-            return (type(t), None, [walk(x) for x in t])
-        leaves.append(t)
-        return None
 
-    return leaves, walk(tree)
+def _flatten(t, leaves):
+    if isinstance(t, dict):
+        keys = sorted(t)
+        return (dict, keys, [_flatten(t[k], leaves) for k in keys])
+    if isinstance(t, (list, tuple)):
+        return (type(t), None, [_flatten(x, leaves) for x in t])
+    leaves.append(t)
+    return None
 
 
 def tree_unflatten(structure, leaves):
-    it = iter(leaves)
+    return _build(structure, iter(leaves))
 
-    def build(s):
-        if s is None:
-            return next(it)
-        kind, keys, children = s
-        built = [build(c) for c in children]
-        if kind is dict:
-            return dict(zip(keys, built))
-        return kind(built) if kind in (list, tuple) else kind(*built)  # namedtuples take fields
 
-    return build(structure)
+def _build(s, it):
+    if s is None:
+        return next(it)
+    kind, keys, children = s
+    built = [_build(c, it) for c in children]
+    if kind is dict:
+        return dict(zip(keys, built))
+    return kind(built) if kind in (list, tuple) else kind(*built)  # namedtuples take fields
 
 
 def tree_map(f, tree, *rest):

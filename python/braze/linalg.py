@@ -239,13 +239,16 @@ def multi_dot(arrays, *, out=None):
         split = [[0, 0, 0 if a0 * b1c0 * (a1b0 + c1) < a1b0 * c1 * (a0 + b1c0) else 1], [0, 0, 1]]
     else:
         split = _chain_order([t.shape[0] for t in ts] + [ts[-1].shape[1]])
-
-    def chain(i, j):
-        if i == j:
-            return ts[i]
-        k = split[i][j]
-        return _core.matmul(chain(i, k), chain(k + 1, j))
-    result = chain(0, len(ts) - 1)
+    result = _chain(ts, split, 0, len(ts) - 1)
     if first == 1 and last == 1:
         return _core.reshape(result, [])
     return _core.reshape(result, [-1]) if first == 1 or last == 1 else result
+
+
+def _chain(ts, split, i, j):
+    """The product ts[i] @ ... @ ts[j] in split's order (a module function,
+    not a closure that calls itself: that cycle would hold the tensors)."""
+    if i == j:
+        return ts[i]
+    k = split[i][j]
+    return _core.matmul(_chain(ts, split, i, k), _chain(ts, split, k + 1, j))

@@ -270,6 +270,18 @@ def test_ops_are_lazy_until_asked():
     assert y.is_realized and "realized" in repr(y)
 
 
+def test_print_shows_the_values_as_numpy_and_repr_runs_nothing():
+    x = bz.tensor(np.arange(4, dtype=np.float32))
+    y = x * 0.5 - 1.0
+    assert "lazy" in repr(y) and not y.is_realized  # repr: the summary, nothing computed
+    assert str(y) == str(np.arange(4, dtype=np.float32) * 0.5 - 1.0) and f"{y}" == str(y)
+    assert y.is_realized  # printing realized it, as .numpy() does
+    assert str(bz.arange(3000)) == str(np.arange(3000))  # NumPy's summary of a long array
+    w = bz.tensor(np.ones((2, 2), np.float32)).requires_grad_()
+    assert str(w * 2) == str(np.full((2, 2), 2.0, np.float32))  # a value that requires a gradient prints too
+    assert str(bz.asarray(2.5)) == "2.5" and str(bz.zeros((0, 3))) == "[]"
+
+
 def test_realize_several_tensors_as_one_graph():
     x = bz.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
     e = bz.exp(x)

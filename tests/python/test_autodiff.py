@@ -1146,6 +1146,28 @@ def test_backward_create_graph():
     np.testing.assert_array_equal(x.grad.numpy(), 6 * a)
 
 
+def test_no_reference_cycle_holds_a_tensor():
+    # A tensor left in a reference cycle counts as held by the user until
+    # Python's cyclic collector runs, and a realize keeps the values of
+    # held tensors: the training step's program then depended on when the
+    # collector ran. The tree walks, pad and multi_dot make no such cycle.
+    import gc
+    x = np.arange(6.0).reshape(2, 3)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        bz.value_and_grad(lambda p: bz.sum(p["w"] * bz.tensor(x)))({"w": bz.tensor(x)})
+        bz.pad(bz.tensor(x), 2, mode="wrap")
+        bz.linalg.multi_dot([bz.tensor(x), bz.tensor(x.T), bz.tensor(x), bz.tensor(x.T)])
+        gc.collect()
+        assert not [o for o in gc.garbage if isinstance(o, bz.Tensor)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+
+
 def test_sgd_steps_replay_one_program():
     # An optimizer's update is built from the gradients under no_grad and
     # realized together with the loss; the second step replays the program.
