@@ -31,6 +31,14 @@ void bind_elementwise(nb::module_& m, nb::class_<Tensor>& cls) {
         break;
       default: BRAZE_ASSERT(false, "arity ", oi.arity);
     }
+    // Any other call (NumPy's keywords, its positional out: bz.exp(x,
+    // out=x), bz.maximum(a, b, c)) is the second overload, tried only when
+    // the first does not fit: python/braze/_numpy_names.py answers it as
+    // NumPy's ufunc (through braze's __array_ufunc__), or says what is wrong.
+    m.def(api, [api](nb::args args, nb::kwargs kwargs) {
+      nb::object call = nb::module_::import_("braze._numpy_names").attr("numpy_style_call");
+      return call(api, *args, **kwargs);
+    });
   }
 }
 

@@ -637,9 +637,10 @@ def repeat(a, repeats, axis=None):
         # A count per element: the result's length is in the values; NumPy
         # computes it (python/braze/_gather.py's rule).
         from ._gather import _as_tensor, _host, _realized
+        from ._more_numpy import _numpy
         _realized(a, repeats)
         counts = _host(repeats, "repeat") if isinstance(repeats, _core.Tensor) else np.asarray(repeats)
-        return _as_tensor(np.repeat(_host(a, "repeat"), counts, axis=axis))
+        return _as_tensor(_numpy("repeat", np.repeat, _host(a, "repeat"), counts, axis=axis))
     if axis is None:
         a, axis = _core.reshape(a, [-1]), 0
     ax = normalized_axis(axis, a.ndim, "repeat")

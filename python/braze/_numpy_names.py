@@ -144,15 +144,10 @@ class _UfuncLike(functools.partial):
     C's call, no Python frame); its methods are the NumPy ufunc's, on
     tensors, which braze's ``__array_ufunc__`` answers (``bz.add.at(t, i,
     1)``, ``bz.minimum.outer(x, y)``, ``bz.add.reduce(t, axis=0)``,
-    ``bz.maximum.accumulate(t)``). NumPy's keywords (``out=``,
-    ``where=``, ``dtype=``) go through the NumPy ufunc, which braze's
-    ``__array_ufunc__`` answers: ``bz.exp(x, out=x)``. Pickles by name."""
-
-    def __call__(self, *args, **kwargs):
-        if not kwargs:
-            return self.func(*args)
-        tensors = [a if isinstance(a, (int, float, builtins.bool, np.generic, Tensor)) else _bz().asarray(a) for a in args]
-        return self._ufunc(*tensors, **kwargs)
+    ``bz.maximum.accumulate(t)``). Pickles by name. A call with NumPy's
+    keywords (``out=``, ``where=``, ``dtype=``) or its positional out is
+    numpy_style_call's (an op row's second overload, python/
+    bind_tensor.cpp; _ComposedUfunc's __call__)."""
 
     def outer(self, a, b, **kwargs):
         return self._ufunc.outer(_tensor(a), _tensor(b), **kwargs)
@@ -182,6 +177,41 @@ class _UfuncLike(functools.partial):
         return self.__name__  # a global name of the braze module
 
 
+class _ComposedUfunc(_UfuncLike):
+    """The same for a NumPy ufunc braze builds in Python (tan, hypot, ...):
+    its call is a Python frame anyway, so this one takes NumPy's keywords."""
+
+    def __call__(self, *args, **kwargs):
+        if not kwargs and len(args) == self._ufunc.nin:
+            return self.func(*args)
+        return _as_numpy_ufunc(self._ufunc, args, kwargs)
+
+
+def numpy_style_call(name, *args, **kwargs):
+    """braze's element-wise function `name` called as NumPy's ufunc of the
+    same name is (keywords, a positional out): that ufunc on the tensors,
+    which braze's __array_ufunc__ answers. A row without a NumPy ufunc
+    takes its tensors only."""
+    row = _op_rows()[name]
+    ufunc = getattr(np, row["numpy"], None) if row["numpy"] else None
+    if not isinstance(ufunc, np.ufunc):
+        keywords = f", keywords {', '.join(kwargs)}" if kwargs else ""
+        raise TypeError(f"{name}: takes {row['arity']} tensor argument(s) and no keywords (got {len(args)} "
+                        f"argument(s){keywords})")
+    return _as_numpy_ufunc(ufunc, args, kwargs)
+
+
+@functools.cache
+def _op_rows():
+    from . import _core
+    return {row["api"]: row for row in _core.ops()}
+
+
+def _as_numpy_ufunc(ufunc, args, kwargs):
+    scalars = (int, float, builtins.bool, np.generic, Tensor)
+    return ufunc(*[a if isinstance(a, scalars) else _bz().asarray(a) for a in args], **kwargs)
+
+
 def _tensor(x):
     return x if isinstance(x, np.ndarray) else _bz().asarray(x)
 
@@ -194,7 +224,7 @@ def install_ufuncs(bz, ufuncs):
             continue
         names = [n for n in {ufunc.__name__, getattr(function, "__name__", "")} if getattr(bz, n, None) is function]
         for name in sorted(names):
-            u = _UfuncLike(function)
+            u = (_ComposedUfunc if isinstance(function, types.FunctionType) else _UfuncLike)(function)
             u.__dict__.update(_ufunc=ufunc, __name__=name, __qualname__=name, __doc__=function.__doc__,
                               __module__="braze")
             setattr(bz, name, u)

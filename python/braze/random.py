@@ -158,9 +158,10 @@ def philox4x32(counter, key, rounds=_ROUNDS):
 def _size_shape(size):
     if size is None:
         return ()
-    if isinstance(size, (int, np.integer)):
-        return (operator.index(size),)
-    return tuple(operator.index(d) for d in size)
+    shape = (operator.index(size),) if isinstance(size, (int, np.integer)) else tuple(operator.index(d) for d in size)
+    if any(d < 0 for d in shape):
+        raise ValueError(f"random: negative dimensions are not allowed (size={size!r})")
+    return shape
 
 
 def _float_dtype(dtype, what):

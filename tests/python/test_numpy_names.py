@@ -106,6 +106,13 @@ def test_numpys_wider_signatures():
     d = bz.zeros((2, 3))
     bz.add(t, [1.0, 2.0, 3.0], out=d, where=t > 0)
     np.testing.assert_array_equal(d.numpy(), np.add(x, [1.0, 2.0, 3.0], out=np.zeros((2, 3), np.float32), where=x > 0))
+    e = bz.zeros((2, 3))
+    assert bz.maximum(t, 0.5, e) is e and bz.tan(t, out=bz.zeros((2, 3))).shape == (2, 3)  # a positional out; a composite
+    np.testing.assert_array_equal(e.numpy(), np.maximum(x, 0.5))
+    with pytest.raises(TypeError, match="maximum"):
+        bz.maximum(t, t, e, e)
+    with pytest.raises(TypeError, match="sigmoid: takes 1 tensor argument"):  # an op row with no NumPy ufunc
+        bz.sigmoid(t, out=e)
     assert 3.0 in t and 2.0 not in t and (2.75 in t[0]) == (2.75 in x[0])  # ndarray's __contains__
     w = bz.lib.stride_tricks.sliding_window_view(bz.arange(6.0), 3)
     np.testing.assert_array_equal(w.numpy(), np.lib.stride_tricks.sliding_window_view(np.arange(6.0), 3))
