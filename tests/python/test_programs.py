@@ -191,3 +191,39 @@ def test_programs_take_no_slow_path(program):
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0 and p.stdout.strip() == "done", p.stderr
     assert "braze: warning:" not in p.stderr, p.stderr
+
+
+# --- CS231n-style layers (tests/python/programs/cs231n_layers.py) ---------------------------
+
+
+def _cs231n_calls():
+    rng = np.random.default_rng(3)
+    W, X, y = rng.standard_normal((20, 5)) * 0.01, rng.standard_normal((30, 20)), rng.integers(0, 5, 30)
+    X_test = rng.standard_normal((8, 20))
+    x, w, b = rng.standard_normal((2, 3, 6, 6)), rng.standard_normal((4, 3, 3, 3)), rng.standard_normal(4)
+    return [
+        ("svm_loss_vectorized", (W, X, y, 0.1)),
+        ("softmax_loss_vectorized", (W, X, y, 0.1)),
+        ("compute_distances_no_loops", (X, X_test)),
+        ("predict_labels", (np.abs(rng.standard_normal((8, 30))), y, 3)),
+        ("batchnorm_forward", (X, np.ones(20), np.zeros(20))),
+        ("conv_forward_naive", (x, w, b, {"stride": 1, "pad": 1})),
+        ("conv_forward_naive", (x, w, b, {"stride": 2, "pad": 1})),
+        ("max_pool_forward_naive", (x, {"pool_height": 2, "pool_width": 2, "stride": 2})),
+    ]
+
+
+@pytest.mark.parametrize("as_numpy", [False, True], ids=["protocols", "braze_as_np"])
+@pytest.mark.parametrize("name, args", _cs231n_calls(), ids=lambda v: v if isinstance(v, str) else "")
+def test_cs231n_layers_match_numpy(name, args, as_numpy):
+    import types
+    from programs import cs231n_layers
+    fn = getattr(cs231n_layers, name)
+    want = fn(*args)
+    if as_numpy:  # the module's np is braze: np.zeros, np.pad, np.bincount are braze's
+        fn = types.FunctionType(fn.__code__, {**fn.__globals__, "np": bz}, fn.__name__, fn.__defaults__)
+    got = fn(*[bz.tensor(a) if isinstance(a, np.ndarray) else a for a in args])
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        g = g.numpy() if isinstance(g, bz.Tensor) else np.asarray(g)
+        assert g.shape == np.shape(w)
+        np.testing.assert_allclose(g.astype(np.float64), w, rtol=2e-5, atol=1e-6)
