@@ -102,6 +102,7 @@ FoldClass fold_class(Op op, DType t) {
     case Op::Rsqrt:
     case Op::Sin:
     case Op::Cos:
+    case Op::Tan:
     case Op::Tanh:
     case Op::Sigmoid:
     case Op::Erf: return FoldClass::Never;  // approximated by kernels

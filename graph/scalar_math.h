@@ -19,7 +19,7 @@ namespace braze::fn {
 #if !defined(__CUDACC_RTC__)
 using std::ceil, std::copysign, std::cos, std::erf, std::exp, std::exp2, std::expm1, std::floor,
     std::fmod, std::log, std::log1p, std::log2, std::nearbyint, std::pow, std::sin,
-    std::sqrt, std::tanh, std::isnan, std::isinf, std::signbit;
+    std::sqrt, std::tan, std::tanh, std::isnan, std::isinf, std::signbit;
 #endif
 
 template <class T>
@@ -66,6 +66,7 @@ struct Reciprocal { template <class T> BRAZE_HD T operator()(T x) const { return
 struct Square { template <class T> BRAZE_HD T operator()(T x) const { return wrap_mul(x, x); } };
 struct Sin { template <class T> BRAZE_HD T operator()(T x) const { return sin(x); } };
 struct Cos { template <class T> BRAZE_HD T operator()(T x) const { return cos(x); } };
+struct Tan { template <class T> BRAZE_HD T operator()(T x) const { return tan(x); } };
 struct Tanh { template <class T> BRAZE_HD T operator()(T x) const { return tanh(x); } };
 struct Sigmoid { template <class T> BRAZE_HD T operator()(T x) const { return T(1) / (T(1) + exp(-x)); } };
 struct Relu {

@@ -128,7 +128,7 @@ void RowKernelGen<Vmm>::check_wide() {
       Op::Neg,   Op::Abs,   Op::Sign,  Op::Relu, Op::Square, Op::Floor, Op::Ceil, Op::Round, Op::Maximum, Op::Minimum,
       Op::Mod,   Op::Sum,   Op::Prod,  Op::Max,   Op::Min};  // (over size-1 axes)
   static constexpr Op kMathOfFloat32[] = {Op::Exp, Op::Exp2, Op::Expm1,   Op::Log, Op::Log2, Op::Log1p,
-                                          Op::Sigmoid, Op::Tanh, Op::Sin, Op::Cos, Op::Erf, Op::Pow};
+                                          Op::Sigmoid, Op::Tanh, Op::Sin, Op::Cos, Op::Tan, Op::Erf, Op::Pow};
   for (size_t v = 0; v < s_.body.size(); ++v) {
     const KernelOp& op = s_.body[v];
     if (op.op == Op::Input) continue;

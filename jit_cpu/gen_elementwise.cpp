@@ -29,10 +29,11 @@ void RowKernelGen<Vmm>::compute_op(const KernelOp& op, const Vmm& d, const std::
       return;
     case Op::LogicalNot: vxorps(d, truth(regs[0], dtype(0), scratch(0)), k_.bits_of(0xffffffff)); return;
     case Op::Sin:
-    case Op::Cos:  // of integers: from the exact int32, not its float32 rounding
+    case Op::Cos:
+    case Op::Tan:  // of integers: from the exact int32, not its float32 rounding
       if (lanes_for(dtype(0)) != Lanes::Int || lanes_for(op.dtype) != Lanes::Float) break;
-      math_.sin_cos_of_int(d, regs[0], {scratch(0), scratch(1), scratch(2), scratch(3), scratch(4)},
-                           /*cos=*/op.op == Op::Cos);
+      math_.trig_of_int(d, regs[0], {scratch(0), scratch(1), scratch(2), scratch(3), scratch(4)},
+                        op.op == Op::Sin ? Trig::Sin : op.op == Op::Cos ? Trig::Cos : Trig::Tan);
       return;
     default: break;
   }
@@ -131,6 +132,7 @@ void RowKernelGen<Vmm>::compute_float(const KernelOp& op, const Vmm& d, const Vm
     case Op::Erf: math_.erf(d, a(), math_scratch); return;
     case Op::Sin: math_.sin(d, a(), math_scratch); return;
     case Op::Cos: math_.cos(d, a(), math_scratch); return;
+    case Op::Tan: math_.tan(d, a(), math_scratch); return;
     case Op::Pow: math_.pow(d, a(), b(), math_scratch); return;
     case Op::Mod: {  // on float64 halves, rounded once, as the reference (Note [Exact remainder])
       const int xd = alloc(), yd = alloc(), rd = alloc();

@@ -51,7 +51,8 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
     case Op::Tanh: math64_.tanh(d, a, math_scratch); return;
     case Op::Expm1: math64_.expm1(d, a, math_scratch); return;
     case Op::Log1p: math64_.log1p(d, a, math_scratch); return;
-    case Op::Sin: SinCosF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch, /*cos=*/false); return;
+    case Op::Sin: SinCosF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch, Trig::Sin); return;
+    case Op::Tan: SinCosF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch, Trig::Tan); return;
     case Op::Pow: {
       const int e = alloc();  // pow needs a sixth temporary
       PowF64<Vmm>(*this, k_, ops_).emit(d, a, b, math_scratch, vr(e));
@@ -60,7 +61,7 @@ void RowKernelGen<Vmm>::compute_double(const KernelOp& op, const Vmm& d, const V
     }
     case Op::Erf: ErfF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch); return;
     case Op::Mod: RemainderF64<Vmm>(*this, k_, ops_).emit(d, a, b, math_scratch); return;
-    case Op::Cos: SinCosF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch, /*cos=*/true); return;
+    case Op::Cos: SinCosF64<Vmm>(*this, k_, ops_).emit(d, a, math_scratch, Trig::Cos); return;
     case Op::Sqrt: vsqrtpd(d, a); return;
     case Op::Rsqrt:
       vsqrtpd(s0, a);

@@ -1,4 +1,4 @@
-// sin and cos in float64 lanes (Note [Wide kernels] in lanes.h), checked
+// sin, cos and tan in float64 lanes (Note [Wide kernels] in lanes.h), checked
 // against long double by `JitCpuF64.VectorMathErrorBounds`
 // (tests/cpp/jit_cpu_f64_test.cpp).
 //
@@ -15,8 +15,9 @@
 // Kernels on |r| <= pi/4 (and the little more a rounded q allows), as
 // fdlibm's __kernel_sin/__kernel_cos: sin = r + r^3 S(r^2) + rl (1 - r^2/2),
 // cos = w + ((1 - w) - r^2/2) + (r^4 C(r^2) - r rl) with w = 1 - r^2/2,
-// S and C fdlibm's minimax polynomials. Picked and signed by q mod 4.
-// Max error 1 ulp for every float64; inf and NaN give NaN.
+// S and C fdlibm's minimax polynomials. Picked and signed by q mod 4; tan
+// is their quotient (VectorOps::tan_of). Max error 1 ulp for sin and cos, 2
+// for tan, for every float64; inf and NaN give NaN.
 #pragma once
 
 #include <xbyak/xbyak.h>
@@ -41,19 +42,21 @@ class SinCosF64 {
 
   SinCosF64(Xbyak::CodeGenerator& c, ConstantPool& k, Ops& ops) : c_(c), k_(k), ops_(ops) {}
 
-  // dst = sin(x) or cos(x); dst distinct from x, s[0..4] clobbered.
-  void emit(const R& dst, const R& x, const std::array<R, 5>& s, bool cos) {
+  // dst = sin(x), cos(x) or tan(x); dst distinct from x, s[0..4] clobbered.
+  void emit(const R& dst, const R& x, const std::array<R, 5>& s, Trig f) {
     reduce(dst, x, s);
-    finish(dst, s, cos);
-    if (!cos) {  // sin(-0) = -0: the reduction's sums give +0
+    finish(dst, s, f);
+    if (f != Trig::Cos) {  // sin(-0) = tan(-0) = -0: the reduction's sums give +0
       ops_.cmp(s[0], x, k_.f64(0.0), Ops::Eq, Width::k64);
       ops_.blend(dst, dst, x, s[0], Width::k64);
     }
     Xbyak::Label done;
     c_.vandpd(s[0], x, k_.bits64(0x7fffffffffffffffull));
     ops_.jump_if_none(s[1], s[0], k_.f64(kFastDomain), Ops::Gt, done, /*f64=*/true);  // NaN: not greater
-    call_host(c_, cos ? &host_cos : &host_sin, cos ? "host_cos_f64" : "host_sin_f64", dst, x,
-              std::is_same_v<R, Xbyak::Zmm> ? 8 : 4);
+    constexpr int lanes = std::is_same_v<R, Xbyak::Zmm> ? 8 : 4;
+    if (f == Trig::Sin) call_host(c_, &host_sin, "host_sin_f64", dst, x, lanes);
+    else if (f == Trig::Cos) call_host(c_, &host_cos, "host_cos_f64", dst, x, lanes);
+    else call_host(c_, &host_tan, "host_tan_f64", dst, x, lanes);
     c_.L(done);
   }
 
@@ -68,6 +71,10 @@ class SinCosF64 {
   static void host_cos(double* dst, const double* x, int64_t lanes) {
     for (int64_t i = 0; i < lanes; ++i)
       if (std::abs(x[i]) > kFastDomain) dst[i] = static_cast<double>(cosl(x[i]));
+  }
+  static void host_tan(double* dst, const double* x, int64_t lanes) {
+    for (int64_t i = 0; i < lanes; ++i)
+      if (std::abs(x[i]) > kFastDomain) dst[i] = static_cast<double>(tanl(x[i]));
   }
 
  private:
@@ -96,8 +103,8 @@ class SinCosF64 {
   }
 
   // From rh, rl (s[0], s[4]) and q (s[1]): fdlibm's kernels, picked and
-  // signed by q mod 4 (for cos, q + 1).
-  void finish(const R& dst, const std::array<R, 5>& s, bool cos) {
+  // signed by q mod 4 (for cos, q + 1), or their quotient for tan.
+  void finish(const R& dst, const std::array<R, 5>& s, Trig f) {
     c_.vmulpd(s[2], s[0], s[0]);                                  // z = rh^2
     horner(s[3], s[2], {8.33333333332248946124e-03, -1.98412698298579493134e-04, 2.75573137070700676789e-06,
                         -2.50507602534068634195e-08, 1.58969099521155010221e-10});  // S2..S6
@@ -120,7 +127,8 @@ class SinCosF64 {
     c_.vsubpd(s[2], s[2], s[0]);                                  // (1 - w) - hz
     c_.vaddpd(s[2], s[2], dst);
     c_.vaddpd(s[4], s[4], s[2]);                                  // cos
-    if (cos) c_.vpaddq(s[1], s[1], k_.bits64(1));                 // q + 1
+    if (f == Trig::Tan) return ops_.tan_of(dst, s[3], s[4], s[1], s[0], s[2]);
+    if (f == Trig::Cos) c_.vpaddq(s[1], s[1], k_.bits64(1));      // q + 1
     c_.vpsllq(s[2], s[1], 63);
     ops_.blend(s[3], s[3], s[4], s[2], Width::k64);                       // odd q: the other one
     c_.vpsllq(s[1], s[1], 62);

@@ -170,17 +170,20 @@ class VectorMath {
   // q mod 4. For |x| <= 2^30, Cody-Waite with pi/2 in three float64 parts;
   // a vector with a lane beyond takes reduce_pi_2_any, exact to 2^-83 for
   // every float32 (a Payne-Hanek-free product with 2/pi in four parts).
-  // Max error 1 ulp for all finite x; inf and NaN give NaN.
-  void sin(const R& dst, const R& x, const Scratch& s) { sin_cos(dst, x, s, /*cos=*/false); }
-  void cos(const R& dst, const R& x, const Scratch& s) { sin_cos(dst, x, s, /*cos=*/true); }
+  // Max error 1 ulp for all finite x; inf and NaN give NaN. tan is sin r /
+  // cos r (or -cos r / sin r for odd q) of the same reduction, divided in
+  // float64: also within 1 ulp.
+  void sin(const R& dst, const R& x, const Scratch& s) { trig(dst, x, s, Trig::Sin); }
+  void cos(const R& dst, const R& x, const Scratch& s) { trig(dst, x, s, Trig::Cos); }
+  void tan(const R& dst, const R& x, const Scratch& s) { trig(dst, x, s, Trig::Tan); }
   // The same of int32 lanes, converted exactly to float64 (float32 would
   // round them past 2^24, and sin and cos of such a rounding differ);
   // |x| <= 2^31 needs only the Cody-Waite reduction.
-  void sin_cos_of_int(const R& dst, const R& x, const Scratch& s, bool cos) {
+  void trig_of_int(const R& dst, const R& x, const Scratch& s, Trig f) {
     for (int h = 0; h < 2; ++h) {
       ops_.int_to_f64(s[0], x, h);
       reduce_pi_2(s);
-      sin_cos_finish(dst, s, h, cos);
+      trig_finish(dst, s, h, f);
     }
   }
 
@@ -428,23 +431,23 @@ class VectorMath {
     ops_.blend(dst, v, x, t2);
   }
 
-  void sin_cos(const R& dst, const R& x, const Scratch& s, bool cos) {
+  void trig(const R& dst, const R& x, const Scratch& s, Trig f) {
     Xbyak::Label fast, done;
     c_.vandps(s[0], x, k_.bits_of(0x7fffffff));
     ops_.jump_if_none(s[1], s[0], k_(0x1p30f), Ops::Gt, fast);
     for (int h = 0; h < 2; ++h) {
       reduce_pi_2_any(x, s, h);
-      sin_cos_finish(dst, s, h, cos);
+      trig_finish(dst, s, h, f);
     }
     c_.jmp(done, Xbyak::CodeGenerator::T_NEAR);
     c_.L(fast);
     for (int h = 0; h < 2; ++h) {
       ops_.to_f64(s[0], x, h);
       reduce_pi_2(s);
-      sin_cos_finish(dst, s, h, cos);
+      trig_finish(dst, s, h, f);
     }
     c_.L(done);
-    if (!cos) {  // sin(-0) = -0: the reduction's sums give +0
+    if (f != Trig::Cos) {  // sin(-0) = tan(-0) = -0: the reduction's sums give +0
       ops_.cmp(s[0], x, k_(0.0f), Ops::Eq);
       ops_.blend(dst, dst, x, s[0]);
     }
@@ -507,8 +510,8 @@ class VectorMath {
   }
 
   // From r (s[0]) and q (low bits of s[1]): sin r or cos r by q mod 4 (for
-  // cos, q + 1), into half h of dst.
-  void sin_cos_finish(const R& dst, const Scratch& s, int h, bool cos) {
+  // cos, q + 1), or their quotient for tan, into half h of dst.
+  void trig_finish(const R& dst, const Scratch& s, int h, Trig f) {
     const double kRMax = 0.7862;  // pi/4 and a little: where the polynomials were fit
     c_.vmovapd(s[2], k_.f64(-kRMax));
     c_.vmaxpd(s[2], s[2], s[0]);  // NaN stays
@@ -523,7 +526,12 @@ class VectorMath {
                             -2.720504474805572e-07});
     c_.vfmadd213pd(s[4], s[2], k_.f64(-0.5));
     c_.vfmadd213pd(s[4], s[2], k_.f64(1.0));  // cos r
-    if (cos) c_.vpaddq(s[1], s[1], k_.f64(0x1p-1074));  // q + 1
+    if (f == Trig::Tan) {
+      ops_.tan_of(s[3], s[3], s[4], s[1], s[0], s[2]);
+      ops_.from_f64(dst, s[3], h);
+      return;
+    }
+    if (f == Trig::Cos) c_.vpaddq(s[1], s[1], k_.f64(0x1p-1074));  // q + 1
     c_.vpsllq(s[2], s[1], 63);
     ops_.blend(s[3], s[3], s[4], s[2], Width::k64);  // odd q: the other one
     c_.vpsllq(s[1], s[1], 62);

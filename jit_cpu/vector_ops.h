@@ -88,6 +88,9 @@ class ConstantPool {
 // wide kernels (Note [Wide kernels] in lanes.h), float64.
 enum class Width : uint8_t { k32, k64 };
 
+// Which function of one range reduction (vector_math.h, trig_f64.h).
+enum class Trig : uint8_t { Sin, Cos, Tan };
+
 template <class R>
 class VectorOps {
  public:
@@ -191,6 +194,16 @@ class VectorOps {
     c_.vcvtpd2ps(narrow, src);
     if constexpr (kZmm) c_.vinsertf64x4(dst, dst, narrow, h);
     else c_.vinsertf128(dst, dst, narrow, h);
+  }
+  // float64 lanes: tan x from sin r, cos r and the reduction's q (its low
+  // bit in q's low bit): sin r / cos r for an even q, -cos r / sin r for an
+  // odd one. dst may be sin; t0 and t1 are clobbered.
+  void tan_of(const R& dst, const R& sin, const R& cos, const R& q, const R& t0, const R& t1) {
+    c_.vpsllq(t1, q, 63);                   // odd q: the sign bit
+    blend(t0, cos, sin, t1, Width::k64);    // the denominator
+    blend(dst, sin, cos, t1, Width::k64);   // the numerator
+    c_.vdivpd(dst, dst, t0);
+    c_.vxorpd(dst, dst, t1);                // odd q: negated
   }
   // float64 lanes: acc = c[0] + t (c[1] + t (c[2] + ...)), by FMA.
   void horner_f64(const R& acc, const R& t, const std::vector<double>& c) {

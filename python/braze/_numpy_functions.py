@@ -85,11 +85,6 @@ def _negate_where(neg, r):
 
 
 @_float_math
-def tan(x):
-    return _core.sin(x) / _core.cos(x)
-
-
-@_float_math
 def sinh(x):
     # Near 0, from expm1 (exp(x) - exp(-x) cancels); beyond, h = exp(|x|/2)
     # so that 0.5 * exp(|x|) = (0.5 h) h does not overflow before sinh does.
@@ -719,7 +714,7 @@ FUNCTIONS = ["nan_to_num", "all", "any", "count_nonzero", "isclose", "allclose",
              "ravel", "flip", "fliplr", "flipud", "diagonal", "trace", "outer", "tensordot", "inner", "vdot", "diff",
              "repeat", "tile", "roll", "meshgrid", "fix"]
 # NumPy ufuncs braze builds here (its __array_ufunc__).
-UFUNCS = ["tan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "log10", "deg2rad", "rad2deg", "hypot",
+UFUNCS = ["sinh", "cosh", "arcsinh", "arccosh", "arctanh", "log10", "deg2rad", "rad2deg", "hypot",
           "logaddexp", "logaddexp2", "trunc", "positive", "isfinite", "copysign", "fmax", "fmin",
           "heaviside", "logical_xor", "floor_divide", "float_power"]
 

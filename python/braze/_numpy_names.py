@@ -178,7 +178,7 @@ class _UfuncLike(functools.partial):
 
 
 class _ComposedUfunc(_UfuncLike):
-    """The same for a NumPy ufunc braze builds in Python (tan, hypot, ...):
+    """The same for a NumPy ufunc braze builds in Python (sinh, hypot, ...):
     its call is a Python frame anyway, so this one takes NumPy's keywords."""
 
     def __call__(self, *args, **kwargs):

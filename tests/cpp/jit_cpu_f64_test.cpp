@@ -250,6 +250,7 @@ TEST(JitCpuF64, VectorMathErrorBounds) {
       {log1p, [](long double x) { return log1pl(x); }, 2, "log1p"},
       {sin, [](long double x) { return sinl(x); }, 1, "sin"},
       {cos, [](long double x) { return cosl(x); }, 1, "cos"},
+      {tan, [](long double x) { return tanl(x); }, 2, "tan"},
       {erf, [](long double x) { return erfl(x); }, 1, "erf"},
   };
   const std::vector<double> xs = sweep();
@@ -342,7 +343,7 @@ TEST(JitCpuF64, VectorMathEdges) {
     EXPECT_EQ(s[0], 0.5);
     EXPECT_TRUE(std::isnan(s[4]));
     // Odd functions keep -0; saturation and the ends of the domains.
-    for (Tensor (*f)(const Operand&) : {sin, expm1, log1p, erf}) {
+    for (Tensor (*f)(const Operand&) : {sin, tan, expm1, log1p, erf}) {
       std::vector<double> y = run_single_kernel<double>(f(x), isa);
       EXPECT_TRUE(y[0] == 0.0 && std::signbit(y[0]));
       EXPECT_TRUE(y[1] == 0.0 && !std::signbit(y[1]));

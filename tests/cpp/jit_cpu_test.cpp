@@ -717,6 +717,7 @@ TEST(JitCpu, VectorMathErrorBounds) {
       {erf, [](double x) { return std::erf(x); }, 3, "erf"},
       {sin, [](double x) { return std::sin(x); }, 1, "sin", true},
       {cos, [](double x) { return std::cos(x); }, 1, "cos", true},
+      {tan, [](double x) { return std::tan(x); }, 1, "tan", true},
   };
   std::vector<float> plain = sweep(), mixed = plain;
   for (size_t i = 0; i < mixed.size(); i += 8) mixed[i] = 1e30f;
@@ -774,7 +775,7 @@ TEST(JitCpu, VectorMathSaturatesExactly) {
 TEST(JitCpu, VectorMathKeepsTheSignOfZero) {
   Tensor x = from_vector<float>({-0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f, -0.0f}, {9});
   for (jit::Isa isa : isas())
-    for (auto [f, name] : {std::pair{&sin, "sin"}, {&tanh, "tanh"}, {&erf, "erf"}, {&expm1, "expm1"}, {&log1p, "log1p"}}) {
+    for (auto [f, name] : {std::pair{&sin, "sin"}, {&tan, "tan"}, {&tanh, "tanh"}, {&erf, "erf"}, {&expm1, "expm1"}, {&log1p, "log1p"}}) {
       std::vector<float> got = run_single_kernel<float>(f(x), isa);
       for (size_t i = 0; i < got.size(); ++i)
         EXPECT_TRUE(got[i] == 0 && std::signbit(got[i]) == (i % 2 == 0))

@@ -107,6 +107,7 @@ const std::map<Op, Expected>& expected_values() {
       RJ(Square, a[0] * a[0], wmul(a[0], a[0])),
       R(Sin, std::sin(a[0])),
       R(Cos, std::cos(a[0])),
+      R(Tan, std::tan(a[0])),
       R(Tanh, std::tanh(a[0])),
       R(Sigmoid, 1 / (1 + std::exp(-a[0]))),
       RJ(Relu, std::isnan(a[0]) ? kNaN : std::max(a[0], 0.0), std::max<int64_t>(a[0], 0)),

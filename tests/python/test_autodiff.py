@@ -122,11 +122,12 @@ HALF_GRID = _dom(lambda rng, s: rng.integers(-4, 5, s) * 0.5)
 DIVIDEND = _dom(lambda rng, s: 2.0 * rng.integers(-3, 3, s) + rng.uniform(0.2, 1.8, s))
 DIVISOR = _dom(lambda rng, s: rng.choice([-4.0, -2.0, 2.0, 4.0], s))
 CONDITION = None  # where's condition: a constant, not a variable
+WITHIN_PI_4 = _dom(lambda rng, s: rng.uniform(-0.75, 0.75, s))  # tan: away from its poles
 
 DOMAINS = {
     "negative": [ANY], "abs": [NONZERO], "exp": [ANY], "exp2": [ANY], "expm1": [ANY], "log": [POSITIVE],
     "log2": [POSITIVE], "log1p": [POSITIVE], "sqrt": [POSITIVE], "rsqrt": [POSITIVE], "reciprocal": [NONZERO],
-    "square": [ANY], "sin": [ANY], "cos": [ANY], "tanh": [ANY], "sigmoid": [ANY], "relu": [NONZERO], "erf": [ANY],
+    "square": [ANY], "sin": [ANY], "cos": [ANY], "tan": [WITHIN_PI_4], "tanh": [ANY], "sigmoid": [ANY], "relu": [NONZERO], "erf": [ANY],
     "copy": [ANY],
     "add": [ANY, ANY], "subtract": [ANY, ANY], "multiply": [ANY, ANY], "divide": [ANY, NONZERO],
     "power": [POSITIVE, EXPONENT], "maximum": [OFF_GRID, HALF_GRID], "minimum": [OFF_GRID, HALF_GRID],

@@ -330,6 +330,10 @@ def _exp_arg(g, u):
     return g.bounded(u, 2.5)
 
 
+def _tan_arg(g, u):  # away from tan's poles at +-pi/2
+    return g.bounded(u, 1.2)
+
+
 def _log1p_arg(g, u):
     if np.min(u.value) >= -0.8:
         return u
@@ -674,6 +678,7 @@ CATALOGUE = {
     "square": _unary("square", _any, method=True),
     "sin": _unary("sin", _any, method=True),
     "cos": _unary("cos", _any, method=True),
+    "tan": _unary("tan", _tan_arg, method=True),
     "tanh": _unary("tanh", _any, method=True),
     "sigmoid": _unary("sigmoid", _any, method=True),
     "relu": _unary("relu", _off_zero, method=True),
