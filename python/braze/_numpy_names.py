@@ -28,7 +28,6 @@ _numpy_protocols.install exports its table under NumPy's names where the
 namespace has none.
 """
 
-import builtins
 import functools
 import math
 import types
@@ -208,7 +207,7 @@ def _op_rows():
 
 
 def _as_numpy_ufunc(ufunc, args, kwargs):
-    scalars = (int, float, builtins.bool, np.generic, Tensor)
+    scalars = (int, float, np.generic, Tensor)  # bool is an int
     return ufunc(*[a if isinstance(a, scalars) else _bz().asarray(a) for a in args], **kwargs)
 
 

@@ -15,8 +15,6 @@ under a mask.
 
 import operator
 
-import itertools
-
 import numpy as np
 
 from . import _core
@@ -131,21 +129,25 @@ def _tiled(t, per_axis):
         after = [totals[ax] - starts[ax][k] - lengths[ax][k] for ax, k in enumerate(combo)]
         return _core._pad(v, before, after)
 
-    # Over the axes in turn, each a select among its pieces; a loop over
-    # prefixes, not a closure that calls itself (a reference cycle that
-    # would hold t: Note [Held values are kept], autodiff.py's walks).
-    level = [(combo, block(combo)) for combo in itertools.product(*[range(len(ls)) for ls in lengths])
-             if all(lengths[ax][k] for ax, k in enumerate(combo))]
-    for ax in reversed(range(t.ndim)):
-        merged = {}
-        for combo, part in level:
-            prefix, k = combo[:ax], combo[ax]
-            if prefix not in merged:
-                merged[prefix] = part
-            else:
-                merged[prefix] = _core.where(_index(part, ax) < starts[ax][k], merged[prefix], part)
-        level = list(merged.items())
-    return level[0][1]
+    return _select((), t.ndim, lengths, starts, block)
+
+
+def _select(prefix, ndim, lengths, starts, block):
+    """The blocks under `prefix` (a piece per leading axis) joined by
+    selects along the next axis. A module function, not a closure that
+    calls itself: that reference cycle would hold t until Python's cyclic
+    collector ran, and a held lazy tensor is kept by the next realize
+    (Note [Held values are kept])."""
+    ax = len(prefix)
+    if ax == ndim:
+        return block(prefix)
+    result = None
+    for k, length in enumerate(lengths[ax]):
+        if length == 0:
+            continue
+        part = _select(prefix + (k,), ndim, lengths, starts, block)
+        result = part if result is None else _core.where(_index(part, ax) < starts[ax][k], result, part)
+    return result
 
 
 def _mirror(t, axis, before, after, symmetric):
